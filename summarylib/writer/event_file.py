@@ -1,0 +1,73 @@
+"""Event files on disk: their names, exclusive creation, and the first record.
+
+TensorBoard finds event files by the `tfevents` in their names and orders the files of a
+run by name, so the name carries the creation second first. Files are opened with
+O_EXCL: a writer that would reuse a name moves on to the next counter instead of
+truncating a file another writer owns.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import socket
+import time
+
+from summarylib.proto import event_pb2
+from summarylib.writer import records
+
+FILE_VERSION = "brain.Event:2"
+WRITER_NAME = "summarylib"
+DEFAULT_SUFFIX = ".v2"
+
+_file_counter = itertools.count()
+
+
+def event_file_name(seconds: int, hostname: str, pid: int, counter: int, suffix: str) -> str:
+    """The v2 event-file name TensorBoard and TensorFlow 2 use."""
+    return f"events.out.tfevents.{seconds:010d}.{hostname}.{pid}.{counter}{suffix}"
+
+
+def first_event(wall_time: float) -> bytes:
+    """The serialized Event every file starts with: format version and writer name."""
+    event = event_pb2.Event(wall_time=float(int(wall_time)), file_version=FILE_VERSION)
+    event.source_metadata.writer = WRITER_NAME
+    return event.SerializeToString()
+
+
+class EventFile:
+    """An event file opened for appending framed records, owned by one writer."""
+
+    def __init__(self, logdir: str, suffix: str | None = None) -> None:
+        suffix = DEFAULT_SUFFIX if suffix is None else suffix
+        now = time.time()
+        hostname = socket.gethostname()
+        while True:
+            name = event_file_name(int(now), hostname, os.getpid(), next(_file_counter), suffix)
+            path = os.path.join(logdir, name)
+            try:
+                self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o666)
+                break
+            except FileExistsError:
+                continue
+        self.path = path
+        self.bytes_written = 0
+        self.write(records.frame(first_event(now)))
+
+    def write(self, data: bytes) -> None:
+        """Hand `data` to the OS, all of it (os.write may write less than asked)."""
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        self.bytes_written += len(data)
+
+    def sync(self) -> None:
+        """Make what was written durable on disk."""
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        """Close the file; idempotent."""
+        if self._fd >= 0:
+            fd, self._fd = self._fd, -1
+            os.close(fd)
