@@ -1,0 +1,35 @@
+"""summarylib: TensorBoard summaries from any training loop, without TensorFlow.
+
+import summarylib as sl
+writer = sl.create_file_writer("runs/exp1")
+with writer.as_default(step=0):
+    sl.scalar("loss", 0.25)
+"""
+
+from summarylib.summary_ops import create_file_writer, flush, scalar, write, write_raw_pb
+from summarylib.writer.context import get_step, record_if, set_step, should_record_summaries
+from summarylib.writer.engine import WriterError, WriterStats
+from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
+
+
+def create_noop_writer() -> NoopSummaryWriter:
+    """A writer that writes nothing; as the default, every op returns False."""
+    return NoopSummaryWriter()
+
+
+__all__ = [
+    "NoopSummaryWriter",
+    "SummaryWriter",
+    "WriterError",
+    "WriterStats",
+    "create_file_writer",
+    "create_noop_writer",
+    "flush",
+    "get_step",
+    "record_if",
+    "scalar",
+    "set_step",
+    "should_record_summaries",
+    "write",
+    "write_raw_pb",
+]

@@ -1,0 +1,113 @@
+"""Turn what users log (Python numbers, lists, numpy, torch/jax/tf tensors) into numpy.
+
+Framework tensors are recognized by protocol, never by importing their framework:
+`__array__`, then `__dlpack__`, then `.numpy()`; tensors that refuse (a torch tensor that
+requires grad, or lives on a GPU) are detached and moved to the CPU by their own methods.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from summarylib.ops.errors import op_error
+
+
+def _from_tensor_methods(data: Any) -> np.ndarray | None:
+    """numpy from a framework tensor through its own methods, or None if it has none."""
+    candidate = data
+    for method in ("detach", "cpu"):
+        convert = getattr(candidate, method, None)
+        if callable(convert):
+            candidate = convert()
+    numpy_method = getattr(candidate, "numpy", None)
+    if callable(numpy_method):
+        return np.asarray(numpy_method())
+    return None
+
+
+def as_array(op: str, tag: str, argument: str, data: Any) -> np.ndarray:
+    """`data` as a numpy array; a TypeError naming op, tag and argument when impossible."""
+    if isinstance(data, np.ndarray):
+        return data
+    if isinstance(data, (np.generic, int, float, bool, complex, str, bytes, list, tuple)):
+        try:
+            return np.asarray(data)
+        except ValueError as error:  # ragged nested lists
+            raise op_error(ValueError, op, tag, argument, f"cannot make an array of it: {error}") from None
+    errors = []
+    if hasattr(data, "__array__"):
+        try:
+            return np.asarray(data)
+        except Exception as error:  # frameworks raise their own error types here
+            errors.append(error)
+    if hasattr(data, "__dlpack__"):
+        try:
+            return np.from_dlpack(data)
+        except Exception as error:
+            errors.append(error)
+    try:
+        array = _from_tensor_methods(data)
+    except Exception as error:
+        errors.append(error)
+    else:
+        if array is not None:
+            return array
+    reason = f" ({errors[-1]})" if errors else ""
+    raise op_error(
+        TypeError,
+        op,
+        tag,
+        argument,
+        f"expected an array-like (number, list, numpy array or tensor), got {type(data).__name__}{reason}",
+    )
+
+
+def as_float(op: str, tag: str, argument: str, data: Any) -> float:
+    """A real scalar as a Python float: shape [] and a numeric (or bool) dtype."""
+    kind = type(data)
+    if kind is float or kind is bool:
+        return float(data)
+    if kind is int:
+        try:
+            return float(data)
+        except OverflowError:
+            raise op_error(ValueError, op, tag, argument, f"{data} is too large for a float") from None
+    if isinstance(data, np.generic) or (not isinstance(data, np.ndarray) and hasattr(data, "item")):
+        shape = tuple(getattr(data, "shape", ()))
+        if shape:
+            raise op_error(
+                ValueError, op, tag, argument, f"expected a scalar (shape []), got shape {list(shape)}"
+            )
+        try:
+            value = data.item()
+        except Exception:
+            value = as_array(op, tag, argument, data)
+        if not isinstance(value, np.ndarray):
+            return _real(op, tag, argument, value)
+        data = value
+    array = as_array(op, tag, argument, data)
+    if array.ndim != 0:
+        raise op_error(
+            ValueError, op, tag, argument, f"expected a scalar (shape []), got shape {list(array.shape)}"
+        )
+    if array.dtype.kind not in "biuf":
+        raise op_error(TypeError, op, tag, argument, f"expected a real number, got dtype {array.dtype}")
+    return float(array)
+
+
+def _real(op: str, tag: str, argument: str, value: Any) -> float:
+    if isinstance(value, (bool, int, float)):
+        return as_float(op, tag, argument, value)
+    raise op_error(
+        TypeError, op, tag, argument, f"expected a real number, got {type(value).__name__} {value!r}"
+    )
+
+
+def snapshot(array: np.ndarray, data: Any) -> np.ndarray:
+    """An array the caller can no longer change: `array` itself when it was built fresh
+    from `data`, else a copy (numpy views, and tensors numpy shares memory with)."""
+    if array is data or array.base is not None or not array.flags.owndata:
+        return array.copy()
+    return array
