@@ -1,0 +1,26 @@
+"""Shared fixtures: a fresh logdir per test, and no default writer leaking between tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from summarylib.writer import context
+
+
+@pytest.fixture(autouse=True)
+def _clean_context():
+    """Each test starts with no default writer, no step and recording on."""
+    tokens = [
+        (context.default_writer, context.default_writer.set(None)),
+        (context.default_step, context.default_step.set(None)),
+        (context.record_condition, context.record_condition.set(True)),
+    ]
+    yield
+    for var, token in tokens:
+        var.reset(token)
+
+
+@pytest.fixture
+def logdir(tmp_path):
+    """A logdir path (not yet created) under the test's temporary directory."""
+    return str(tmp_path / "logs")
