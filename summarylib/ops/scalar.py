@@ -13,7 +13,7 @@ import math
 import struct
 
 from summarylib.proto import summary_pb2, tensor_pb2, types_pb2
-from summarylib.writer.event_codec import length_delimited
+from summarylib.writer.event_codec import length_delimited, varint
 
 PLUGIN_NAME = "scalars"
 
@@ -48,14 +48,18 @@ def float32_bytes(value: float) -> bytes:
 
 
 @functools.lru_cache(maxsize=4096)
-def _value_fields(tag: str, description: str | None) -> tuple[bytes, bytes]:
-    """The tag and metadata fields of a scalar Summary.Value, built once per tag."""
-    metadata = create_metadata(description).SerializeToString()
-    return length_delimited(_VALUE_TAG, tag.encode("utf-8")), length_delimited(_VALUE_METADATA, metadata)
+def _summary_around_value(tag: str, description: str | None) -> tuple[bytes, bytes]:
+    """The bytes of a scalar Summary before and after its 4 value bytes, built once per tag."""
+    tag_field = length_delimited(_VALUE_TAG, tag.encode("utf-8"))
+    metadata_field = length_delimited(_VALUE_METADATA, create_metadata(description).SerializeToString())
+    value_size = len(tag_field) + len(_TENSOR_FIELD) + 4 + len(metadata_field)
+    return _SUMMARY_VALUE + varint(value_size) + tag_field + _TENSOR_FIELD, metadata_field
 
 
 def scalar_summary(tag: str, value: float, description: str | None) -> bytes:
     """The serialized Summary of one scalar value, identical to the generated code's."""
-    tag_field, metadata_field = _value_fields(tag, description)
-    value_bytes = tag_field + _TENSOR_FIELD + float32_bytes(value) + metadata_field
-    return length_delimited(_SUMMARY_VALUE, value_bytes)
+    before, after = _summary_around_value(tag, description)
+    try:
+        return before + _FLOAT32.pack(value) + after
+    except OverflowError:
+        return before + float32_bytes(value) + after

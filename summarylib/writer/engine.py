@@ -78,9 +78,10 @@ class Engine:
         self._max_pending = max(max_pending, max_queue)
         self._wake = threading.Event()
         self._drained = threading.Event()
+        self._framer = records.Framer()
         self._stopping = False
         self._closed = False
-        self._queued = 0
+        self._dequeued = 0
         self._written = 0
         self._high_water = 0
         self._errors = 0
@@ -156,7 +157,7 @@ class Engine:
     def stats(self) -> WriterStats:
         """A snapshot of the counters."""
         return WriterStats(
-            events_queued=self._queued + len(self.queue),
+            events_queued=self._dequeued + len(self.queue),
             events_written=self._written,
             bytes_written=self.file.bytes_written,
             queue_high_water=max(self._high_water, len(self.queue)),
@@ -192,18 +193,18 @@ class Engine:
 
     def _drain(self) -> None:
         queue = self.queue
-        frame = records.frame
-        chunks: list[bytes] = []
+        append_record = self._framer.append
+        parts: list[bytes] = []
         size = 0
         count = 0
         while queue:
             make_summary, args, wall_time, step = queue.popleft()
             if make_summary is FLUSH:
-                self._write(chunks, count)
-                chunks, size, count = [], 0, 0
+                self._write(parts, count)
+                parts, size, count = [], 0, 0
                 self._complete_flush(*args)
                 continue
-            self._queued += 1
+            self._dequeued += 1
             try:
                 if make_summary is RAW_EVENT:
                     event = args
@@ -212,14 +213,12 @@ class Engine:
             except Exception as error:  # an encoder bug must not kill the worker
                 self._record_error(error)
                 continue
-            record = frame(event)
-            chunks.append(record)
-            size += len(record)
+            size += append_record(parts, event)
             count += 1
             if size >= _WRITE_CHUNK:
-                self._write(chunks, count)
-                chunks, size, count = [], 0, 0
-        self._write(chunks, count)
+                self._write(parts, count)
+                parts, size, count = [], 0, 0
+        self._write(parts, count)
 
     def _write(self, chunks: list[bytes], count: int) -> None:
         if not chunks:

@@ -32,10 +32,34 @@ def masked_crc32c(data: bytes) -> int:
     return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & _U32
 
 
+def header(length: int) -> bytes:
+    """The 12 bytes before a payload of `length` bytes."""
+    packed = _LENGTH.pack(length)
+    return packed + _CRC.pack(masked_crc32c(packed))
+
+
 def frame(payload: bytes) -> bytes:
     """One complete record holding `payload`."""
-    length = _LENGTH.pack(len(payload))
-    return b"".join((length, _CRC.pack(masked_crc32c(length)), payload, _CRC.pack(masked_crc32c(payload))))
+    return b"".join((header(len(payload)), payload, _CRC.pack(masked_crc32c(payload))))
+
+
+class Framer:
+    """Frames many records fast: headers are cached by length (the events of one tag
+    usually have one length), and records go into a list of parts for one join."""
+
+    def __init__(self) -> None:
+        self._headers: dict[int, bytes] = {}
+
+    def append(self, parts: list[bytes], payload: bytes) -> int:
+        """Append the record of `payload` to `parts`; returns the record's size."""
+        size = len(payload)
+        head = self._headers.get(size)
+        if head is None:
+            if len(self._headers) >= 4096:
+                self._headers.clear()
+            head = self._headers[size] = header(size)
+        parts += (head, payload, _CRC.pack(masked_crc32c(payload)))
+        return size + HEADER_SIZE + FOOTER_SIZE
 
 
 def parse_header(header: bytes) -> tuple[int, bool]:
