@@ -16,8 +16,8 @@ import pytest
 
 import summarylib as sl
 from summarylib.proto import summary_pb2
-from summarylib.reader import iter_events
-from summarylib.writer import event_file
+from summarylib.reader import iter_events, iter_records
+from summarylib.writer import event_file, records
 
 
 def summaries(path):
@@ -79,27 +79,40 @@ def test_bad_queue_settings(logdir, argument, bad):
         sl.create_file_writer(logdir, **{argument: bad})
 
 
-def test_two_writers_same_name_in_same_second_keep_both_files(logdir, monkeypatch):
+def test_event_files_are_created_exclusively(logdir, monkeypatch):
+    os.makedirs(logdir)
     for _ in range(5):
-        # Restart the per-process counter so the second writer asks for the first's name.
+        # Restart the per-process counter so the second file asks for the first's name, as
+        # a writer in another container with the same hostname and pid would.
         monkeypatch.setattr(event_file, "_file_counter", itertools.count())
-        first = sl.create_file_writer(logdir)
+        first = event_file.EventFile(logdir)
         monkeypatch.setattr(event_file, "_file_counter", itertools.count())
-        second = sl.create_file_writer(logdir)
+        second = event_file.EventFile(logdir)
         if os.path.basename(first.path)[:31] == os.path.basename(second.path)[:31]:
-            break
-        first.close()
-        second.close()
+            break  # created in the same second
     assert first.path != second.path
-    sl.scalar("ignored", 1.0, step=0)  # no default writer: nothing written
+    first.write(records.frame(b"first"))
+    second.write(records.frame(b"second"))
+    first.close()
+    second.close()
+    assert [list(iter_records(p))[1:] for p in (first.path, second.path)] == [[b"first"], [b"second"]]
+
+
+def test_two_writers_of_one_logdir_share_a_file_tensorboard_shows_both(logdir):
+    from tests.tensorboard_data import read_scalars
+
+    first = sl.create_file_writer(logdir)
+    second = sl.create_file_writer(logdir)
     with first.as_default(step=1):
         sl.scalar("a", 1.0)
     with second.as_default(step=2):
         sl.scalar("b", 2.0)
-    first.close()
+    first.close()  # the file stays open for the second writer
+    with second.as_default(step=3):
+        sl.scalar("b", 3.0)
     second.close()
-    assert summaries(first.path) == [("a", 1)]
-    assert summaries(second.path) == [("b", 2)]
+    assert first.path == second.path and len(event_files(logdir)) == 1
+    assert read_scalars(logdir) == {".": {"a": [(1, 1.0)], "b": [(2, 2.0), (3, 3.0)]}}
 
 
 # Default writer, step, recording -------------------------------------------------------

@@ -2,13 +2,19 @@
 
 The caller's thread only appends a small tuple to a deque (atomic under the GIL, so many
 threads can log at once without a lock); the worker thread turns queued items into
-serialized events, frames them and hands them to the OS in large writes. A flush is a
-marker in the same queue, so it returns only after everything queued before it.
+serialized events, frames them and hands them to the OS in large writes. Encoders that
+spend their time in numpy, zlib or PNG code release the GIL, so this work runs on a
+second core while the training loop goes on. A flush is a marker in the same queue, so
+it returns only after everything queued before it.
 
-Queue items are `(make_summary, args, wall_time, step)`: the worker calls
-`make_summary(*args)` for the serialized Summary. Two markers reuse the shape:
-`(RAW_EVENT, event_bytes, 0, 0)` writes an already serialized Event, and
-`(FLUSH, (fsync, done_event), 0, 0)` completes a flush.
+Queue items are `(make_summary, args, wall_time, step, nbytes)`: the worker calls
+`make_summary(*args)` for the serialized Summary; `nbytes` is the size of the arrays the
+item holds (0 for small items). Two markers reuse the shape: `(RAW_EVENT, event_bytes,
+0, 0, 0)` writes an already serialized Event, and `(FLUSH, (fsync, done), 0, 0, 0)`
+completes a flush.
+
+The queue is bounded in bytes: every item counts ITEM_BYTES plus its arrays. A caller
+that finds it full waits for the worker; nothing is dropped.
 """
 
 from __future__ import annotations
@@ -35,8 +41,11 @@ DEFAULT_MAX_QUEUE = 1000
 # How often the worker writes when few events come: a running TensorBoard sees data
 # about this long after it was logged.
 DEFAULT_FLUSH_MILLIS = 2000
-# Pending events at which a caller waits for the worker instead of growing the queue.
-DEFAULT_MAX_PENDING = 100_000
+# Memory the queue may hold before callers wait for the worker.
+DEFAULT_MAX_QUEUE_BYTES = 64 << 20
+# What one queued item costs beyond its arrays: the tuples, a float, an int, a str ref
+# (measured in tests/test_engine.py).
+ITEM_BYTES = 256
 # Bytes gathered before one write to the OS.
 _WRITE_CHUNK = 1 << 20
 # How long close() waits for a worker that makes no progress.
@@ -54,13 +63,14 @@ class WriterStats:
     events_queued: int
     events_written: int
     bytes_written: int
-    queue_high_water: int
+    queue_high_water_bytes: int
     errors: int
     last_error: str | None
+    path: str
 
 
 class Engine:
-    """Owns the event file, the queue and the worker thread of one writer."""
+    """Owns the event file, the queue and the worker thread of one logdir's writers."""
 
     def __init__(
         self,
@@ -68,19 +78,21 @@ class Engine:
         event_file: EventFile,
         max_queue: int = DEFAULT_MAX_QUEUE,
         flush_millis: int = DEFAULT_FLUSH_MILLIS,
-        max_pending: int = DEFAULT_MAX_PENDING,
+        max_queue_bytes: int = DEFAULT_MAX_QUEUE_BYTES,
     ) -> None:
         self.name = name
         self.file = event_file
         self.queue: deque = deque()
         self.max_queue = max_queue
+        self.max_queue_bytes = max_queue_bytes
         self._flush_secs = flush_millis / 1000.0
-        self._max_pending = max(max_pending, max_queue)
+        self._framer = records.Framer()
         self._wake = threading.Event()
         self._drained = threading.Event()
-        self._framer = records.Framer()
+        self._array_bytes_lock = threading.Lock()
+        self._array_bytes = 0  # bytes of the arrays that queued items hold
         self._stopping = False
-        self._closed = False
+        self.closed = False
         self._dequeued = 0
         self._written = 0
         self._high_water = 0
@@ -93,13 +105,18 @@ class Engine:
 
     # Caller's side -------------------------------------------------------------------
 
-    def submit(self, make_summary: Callable[..., bytes], args: Any, wall_time: float, step: int) -> None:
-        """Queue one summary event; blocks only while the queue is at its bound."""
+    def submit(
+        self, make_summary: Callable[..., bytes], args: Any, wall_time: float, step: int, nbytes: int = 0
+    ) -> None:
+        """Queue one summary event; waits only while the queue is at its bound."""
         queue = self.queue
-        queue.append((make_summary, args, wall_time, step))
+        queue.append((make_summary, args, wall_time, step, nbytes))
+        if nbytes:
+            with self._array_bytes_lock:
+                self._array_bytes += nbytes
         pending = len(queue)
-        if pending >= self.max_queue:
-            self._on_long_queue(pending)
+        if pending >= self.max_queue or pending * ITEM_BYTES + self._array_bytes > self.max_queue_bytes:
+            self._on_full_queue()
         if self.warn_pending:
             self._warn_once()
 
@@ -107,12 +124,17 @@ class Engine:
         """Queue an already serialized Event."""
         self.submit(RAW_EVENT, event, 0, 0)
 
-    def _on_long_queue(self, pending: int) -> None:
+    def pending_bytes(self) -> int:
+        """Memory the queue holds now, as the bound counts it."""
+        return len(self.queue) * ITEM_BYTES + self._array_bytes
+
+    def _on_full_queue(self) -> None:
+        pending = self.pending_bytes()
         if pending > self._high_water:
             self._high_water = pending
-        if not self._wake.is_set():
+        if len(self.queue) >= self.max_queue and not self._wake.is_set():
             self._wake.set()
-        while len(self.queue) > self._max_pending and self._thread.is_alive():
+        while self.pending_bytes() > self.max_queue_bytes and self._thread.is_alive():
             self._drained.clear()
             self._wake.set()
             self._drained.wait(0.05)
@@ -120,37 +142,43 @@ class Engine:
     def _warn_once(self) -> None:
         self.warn_pending = False
         log.warning(
-            "summarylib writer %s: writing events failed: %s. Logging goes on; "
+            "summarylib writer %s: writing events failed: %r. Logging goes on; "
             "flush() and close() will raise this error; stats() counts the failures.",
             self.name,
             self._last_error,
         )
 
-    def flush(self, fsync: bool = False, timeout: float | None = None) -> None:
+    def flush(self, fsync: bool = False, timeout: float = DEFAULT_CLOSE_TIMEOUT) -> None:
         """Return once everything queued so far is with the OS (and on disk with fsync)."""
-        if self._closed:
+        if self.closed:
             return
         done = threading.Event()
-        self.queue.append((FLUSH, (fsync, done), 0, 0))
+        self.queue.append((FLUSH, (fsync, done), 0, 0, 0))
         self._wake.set()
-        self._wait_for(done, "flush", timeout)
+        self._wait_for_worker(done.is_set, "flush", timeout)
         self._raise_unraised()
 
+    def abandon_after_fork(self) -> None:
+        """In a forked child: drop the parent's queued events and the child's copy of the
+        file descriptor, writing nothing; the parent's worker goes on writing them."""
+        self.queue.clear()
+        self.closed = True
+        self.file.close()
+
     def close(self, timeout: float = DEFAULT_CLOSE_TIMEOUT) -> None:
-        """Drain the queue, stop the worker and close the file; idempotent."""
-        if self._closed:
+        """Drain the queue, stop the worker and close the file; idempotent.
+
+        Raises WriterError when the worker makes no progress for `timeout` seconds (a
+        hung disk) or has died, and when writing failed since the last report.
+        """
+        if self.closed:
             return
         self._stopping = True
         self._wake.set()
         try:
-            self._thread.join(timeout)
-            if self._thread.is_alive():
-                raise WriterError(
-                    f"summarylib writer {self.name}: the background writer made no progress "
-                    f"for {timeout:.0f} s; {len(self.queue)} events were not written"
-                )
+            self._wait_for_worker(lambda: not self._thread.is_alive(), "close", timeout)
         finally:
-            self._closed = True
+            self.closed = True
             self.file.close()
         self._raise_unraised()
 
@@ -160,20 +188,31 @@ class Engine:
             events_queued=self._dequeued + len(self.queue),
             events_written=self._written,
             bytes_written=self.file.bytes_written,
-            queue_high_water=max(self._high_water, len(self.queue)),
+            queue_high_water_bytes=max(self._high_water, self.pending_bytes()),
             errors=self._errors,
             last_error=None if self._last_error is None else repr(self._last_error),
+            path=self.file.path,
         )
 
-    def _wait_for(self, done: threading.Event, what: str, timeout: float | None) -> None:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while not done.wait(0.1):
+    def _wait_for_worker(self, done: Callable[[], bool], what: str, timeout: float) -> None:
+        """Wait until `done()`, as long as the worker lives and makes progress."""
+        progress, since = self._dequeued, time.monotonic()
+        while not done():
+            self._thread.join(0.05)
+            if done():
+                return
             if not self._thread.is_alive():
                 raise WriterError(
-                    f"summarylib writer {self.name}: the background writer stopped; {what} cannot complete"
+                    f"summarylib writer {self.name}: the background writer has stopped; "
+                    f"{what} cannot complete and {len(self.queue)} queued events are not written"
                 )
-            if deadline is not None and time.monotonic() > deadline:
-                raise WriterError(f"summarylib writer {self.name}: {what} did not complete in {timeout} s")
+            if self._dequeued != progress:
+                progress, since = self._dequeued, time.monotonic()
+            elif time.monotonic() - since > timeout:
+                raise WriterError(
+                    f"summarylib writer {self.name}: the background writer made no progress for "
+                    f"{timeout:g} s (a hung disk?); {what} gave up with {len(self.queue)} events queued"
+                )
 
     def _raise_unraised(self) -> None:
         error, self._unraised_error = self._unraised_error, None
@@ -186,7 +225,10 @@ class Engine:
         while True:
             self._wake.wait(self._flush_secs)
             self._wake.clear()
-            self._drain()
+            try:
+                self._drain()
+            except Exception as error:  # a bug here must cost events, not the writer
+                self._record_error(error)
             self._drained.set()
             if self._stopping and not self.queue:
                 return
@@ -198,7 +240,7 @@ class Engine:
         size = 0
         count = 0
         while queue:
-            make_summary, args, wall_time, step = queue.popleft()
+            make_summary, args, wall_time, step, nbytes = queue.popleft()
             if make_summary is FLUSH:
                 self._write(parts, count)
                 parts, size, count = [], 0, 0
@@ -213,6 +255,10 @@ class Engine:
             except Exception as error:  # an encoder bug must not kill the worker
                 self._record_error(error)
                 continue
+            finally:
+                if nbytes:
+                    with self._array_bytes_lock:
+                        self._array_bytes -= nbytes
             size += append_record(parts, event)
             count += 1
             if size >= _WRITE_CHUNK:
@@ -220,11 +266,16 @@ class Engine:
                 parts, size, count = [], 0, 0
         self._write(parts, count)
 
-    def _write(self, chunks: list[bytes], count: int) -> None:
-        if not chunks:
+    def _write(self, parts: list[bytes], count: int) -> None:
+        if not parts:
             return
         try:
-            self.file.write(b"".join(chunks))
+            replaced = self.file.reopen_if_deleted()
+            if replaced:
+                self._record_error(
+                    FileNotFoundError(f"event file {replaced} was deleted; writing to {self.file.path}")
+                )
+            self.file.write(b"".join(parts))
         except OSError as error:
             self._record_error(error)
             return

@@ -39,19 +39,24 @@ class EventFile:
     """An event file opened for appending framed records, owned by one writer."""
 
     def __init__(self, logdir: str, suffix: str | None = None) -> None:
-        suffix = DEFAULT_SUFFIX if suffix is None else suffix
+        self.logdir = logdir
+        self.suffix = DEFAULT_SUFFIX if suffix is None else suffix
+        self.bytes_written = 0
+        self._fd = -1
+        self._create()
+
+    def _create(self) -> None:
         now = time.time()
         hostname = socket.gethostname()
         while True:
-            name = event_file_name(int(now), hostname, os.getpid(), next(_file_counter), suffix)
-            path = os.path.join(logdir, name)
+            name = event_file_name(int(now), hostname, os.getpid(), next(_file_counter), self.suffix)
+            path = os.path.join(self.logdir, name)
             try:
                 self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o666)
                 break
             except FileExistsError:
                 continue
         self.path = path
-        self.bytes_written = 0
         self.write(records.frame(first_event(now)))
 
     def write(self, data: bytes) -> None:
@@ -61,6 +66,19 @@ class EventFile:
             written = os.write(self._fd, view)
             view = view[written:]
         self.bytes_written += len(data)
+
+    def reopen_if_deleted(self) -> str | None:
+        """If the file (or its directory) was deleted, continue in a new file in a
+        re-created logdir, so later events are not written into a file no one can see;
+        returns the lost file's path, else None."""
+        if os.fstat(self._fd).st_nlink > 0:
+            return None
+        lost = self.path
+        os.close(self._fd)
+        self._fd = -1
+        os.makedirs(self.logdir, exist_ok=True)
+        self._create()
+        return lost
 
     def sync(self) -> None:
         """Make what was written durable on disk."""

@@ -6,13 +6,15 @@ import contextlib
 import os
 import weakref
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from summarylib.writer import context
+from summarylib.writer import context, lifecycle
 from summarylib.writer.engine import (
     DEFAULT_CLOSE_TIMEOUT,
     DEFAULT_FLUSH_MILLIS,
     DEFAULT_MAX_QUEUE,
+    DEFAULT_MAX_QUEUE_BYTES,
     Engine,
     WriterStats,
 )
@@ -27,12 +29,29 @@ def _positive_int(value: Any, argument: str, default: int) -> int:
     return value
 
 
+@dataclass(frozen=True)
+class WriterSettings:
+    """What a writer was created with: enough to re-create it in another process."""
+
+    logdir: str
+    max_queue: int
+    flush_millis: int
+    filename_suffix: str | None
+    name: str
+    max_queue_bytes: int
+
+
 class SummaryWriter:
-    """Writes the events of one run into a new event file in `logdir`.
+    """Writes the events of one run into an event file in `logdir`.
 
     Make it the default with `as_default()` (or `set_as_default()`) and the ops write
     through it. Closing it (explicitly, as a context manager, when it is garbage
-    collected or at interpreter exit) writes everything logged so far.
+    collected, at interpreter exit or on SIGTERM) writes everything logged so far.
+
+    Writers of one logdir in one process share one event file, so that TensorBoard,
+    which follows only the newest file of a run, shows the data of all of them. A writer
+    inherited through fork, or passed to a spawned process, opens its own new file in the
+    same logdir when that process first logs through it.
     """
 
     def __init__(
@@ -42,6 +61,7 @@ class SummaryWriter:
         flush_millis: int | None = None,
         filename_suffix: str | None = None,
         name: str | None = None,
+        max_queue_bytes: int | None = None,
     ) -> None:
         if logdir is None or not isinstance(logdir, (str, os.PathLike)):
             raise ValueError(
@@ -54,28 +74,73 @@ class SummaryWriter:
             raise TypeError(
                 f"create_file_writer: filename_suffix must be a str, got {type(filename_suffix).__name__}"
             )
-        max_queue = _positive_int(max_queue, "max_queue", DEFAULT_MAX_QUEUE)
-        flush_millis = _positive_int(flush_millis, "flush_millis", DEFAULT_FLUSH_MILLIS)
-        os.makedirs(logdir, exist_ok=True)
-        self.logdir = logdir
-        self.name = name or logdir
-        self._engine = Engine(self.name, EventFile(logdir, filename_suffix), max_queue, flush_millis)
-        # What ops call to queue an event; close() swaps it for one that raises.
-        self.submit = self._engine.submit
-        self._finalizer = weakref.finalize(self, self._engine.close)
+        self._setup(
+            WriterSettings(
+                logdir=logdir,
+                max_queue=_positive_int(max_queue, "max_queue", DEFAULT_MAX_QUEUE),
+                flush_millis=_positive_int(flush_millis, "flush_millis", DEFAULT_FLUSH_MILLIS),
+                filename_suffix=filename_suffix,
+                name=name or logdir,
+                max_queue_bytes=_positive_int(max_queue_bytes, "max_queue_bytes", DEFAULT_MAX_QUEUE_BYTES),
+            )
+        )
+        self._open_engine()  # the file and its first event exist as soon as the writer does
+
+    def _setup(self, settings: WriterSettings) -> None:
+        self.settings = settings
+        self.logdir = settings.logdir
+        self.name = settings.name
+        self._closed = False
+        self._engine: Engine | None = None
+        self._finalizer: weakref.finalize | None = None
+        # What ops call to queue an event: the engine's submit once it is open.
+        self.submit = self._submit_lazily
+        lifecycle.reopen_after_fork(self)
+
+    def _new_engine(self) -> Engine:
+        settings = self.settings
+        os.makedirs(settings.logdir, exist_ok=True)
+        event_file = EventFile(settings.logdir, settings.filename_suffix)
+        return Engine(
+            settings.name, event_file, settings.max_queue, settings.flush_millis, settings.max_queue_bytes
+        )
+
+    def _open_engine(self) -> Engine:
+        engine = lifecycle.acquire(self.logdir, self._new_engine)
+        self._engine = engine
+        self.submit = engine.submit
+        self._finalizer = weakref.finalize(self, lifecycle.release, self.logdir, engine)
+        return engine
+
+    def _submit_lazily(self, *item: Any) -> None:
+        self._open_engine().submit(*item)
+
+    def _submit_after_close(self, *item: Any) -> None:
+        self._check_open("an op wrote")
+
+    def forget_engine_after_fork(self) -> None:
+        """In a forked child: let go of the parent's engine; reopen on the first event."""
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        self._engine = self._finalizer = None
+        if not self._closed:
+            self.submit = self._submit_lazily
+
+    def __reduce__(self) -> tuple:
+        return (_unpickle_writer, (self.settings,))
 
     @property
-    def path(self) -> str:
-        """The event file this writer appends to."""
-        return self._engine.file.path
+    def path(self) -> str | None:
+        """The event file this writer appends to (None until it writes, after fork)."""
+        return None if self._engine is None else self._engine.file.path
 
     @property
     def closed(self) -> bool:
         """Whether close() was called."""
-        return not self._finalizer.alive
+        return self._closed
 
     def _check_open(self, what: str) -> None:
-        if not self._finalizer.alive:
+        if self._closed:
             raise RuntimeError(f"summarylib writer {self.name}: {what} on a closed writer")
 
     @contextlib.contextmanager
@@ -109,24 +174,27 @@ class SummaryWriter:
         Raises `WriterError` if writing failed in the background since the last report.
         A no-op on a closed writer.
         """
-        self._engine.flush(fsync)
+        if self._engine is not None:
+            self._engine.flush(fsync)
 
     def close(self, timeout: float = DEFAULT_CLOSE_TIMEOUT) -> None:
-        """Write everything logged and close the file; idempotent.
+        """Write everything logged and close the file (once no other writer of this
+        logdir uses it); idempotent.
 
         Raises `WriterError` if writing failed, or if the background writer makes no
         progress for `timeout` seconds.
         """
-        if self._finalizer.detach() is not None:
-            self.submit = self._submit_after_close
-            self._engine.close(timeout)
+        if self._closed:
+            return
+        self._closed = True
+        self.submit = self._submit_after_close
+        if self._finalizer is not None and self._finalizer.detach() is not None:
+            lifecycle.release(self.logdir, self._engine, timeout)
 
-    def _submit_after_close(self, *args: object) -> None:
-        self._check_open("an op wrote")
-
-    def stats(self) -> WriterStats:
-        """Counters: events queued and written, bytes written, queue high-water, errors."""
-        return self._engine.stats()
+    def stats(self) -> WriterStats | None:
+        """Counters of this writer's engine: events queued and written, bytes written,
+        queue high-water mark, errors (None before it opened its file, after fork)."""
+        return None if self._engine is None else self._engine.stats()
 
     def __enter__(self) -> SummaryWriter:
         return self
@@ -135,8 +203,15 @@ class SummaryWriter:
         self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self.closed else "open"
+        state = "closed" if self._closed else "open"
         return f"<summarylib.SummaryWriter {self.name!r} {state}>"
+
+
+def _unpickle_writer(settings: WriterSettings) -> SummaryWriter:
+    """A writer like the pickled one, opening its own file when it first writes."""
+    writer = SummaryWriter.__new__(SummaryWriter)
+    writer._setup(settings)
+    return writer
 
 
 class NoopSummaryWriter:
