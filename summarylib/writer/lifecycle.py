@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -79,10 +80,8 @@ def flush_all(timeout: float = SIGTERM_FLUSH_TIMEOUT) -> None:
     with _lock:
         engines = list(_engines.values())
     for engine in engines:
-        try:
+        with contextlib.suppress(Exception):  # exiting anyway; the engine reported its errors
             engine.flush(timeout=timeout)
-        except Exception:  # exiting anyway: an error was already reported by the engine
-            pass
 
 
 def close_all() -> None:
@@ -92,10 +91,8 @@ def close_all() -> None:
         _engines.clear()
         _users.clear()
     for engine in engines:
-        try:
+        with contextlib.suppress(Exception):
             engine.close()
-        except Exception:
-            pass
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
