@@ -6,7 +6,18 @@ with writer.as_default(step=0):
     sl.scalar("loss", 0.25)
 """
 
-from summarylib.summary_ops import create_file_writer, flush, scalar, write, write_raw_pb
+from summarylib.summary_ops import (
+    audio,
+    create_file_writer,
+    flush,
+    histogram,
+    image,
+    pr_curve,
+    scalar,
+    text,
+    write,
+    write_raw_pb,
+)
 from summarylib.writer.context import get_step, record_if, set_step, should_record_summaries
 from summarylib.writer.engine import WriterError, WriterStats
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
@@ -22,14 +33,19 @@ __all__ = [
     "SummaryWriter",
     "WriterError",
     "WriterStats",
+    "audio",
     "create_file_writer",
     "create_noop_writer",
     "flush",
     "get_step",
+    "histogram",
+    "image",
+    "pr_curve",
     "record_if",
     "scalar",
     "set_step",
     "should_record_summaries",
+    "text",
     "write",
     "write_raw_pb",
 ]

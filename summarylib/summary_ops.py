@@ -7,13 +7,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 from google.protobuf.message import DecodeError
 
+from summarylib.ops import audio as audio_encoding
+from summarylib.ops import generic
+from summarylib.ops import histogram as histogram_encoding
+from summarylib.ops import image as image_encoding
+from summarylib.ops import pr_curve as pr_curve_encoding
 from summarylib.ops import scalar as scalar_encoding
-from summarylib.ops.convert import as_array, as_float, snapshot
-from summarylib.ops.errors import check_description, check_name, op_error
-from summarylib.ops.summary import summary_bytes
-from summarylib.ops.tensor import make_tensor_proto
+from summarylib.ops import text as text_encoding
+from summarylib.ops.convert import as_float, snapshot_pool
+from summarylib.ops.errors import check_description, check_name
 from summarylib.proto import summary_pb2
 from summarylib.writer.context import default_writer, evaluate, record_condition, resolve_step
 from summarylib.writer.summary_writer import SummaryWriter
@@ -30,6 +35,11 @@ def recording_writer() -> SummaryWriter | None:
     return writer
 
 
+_scalar_summary = scalar_encoding.scalar_summary
+_now = time.time
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def scalar(name: str, data: Any, step: Any = None, description: str | None = None) -> bool:
     """Write a scalar for TensorBoard's scalars dashboard, as `tf.summary.scalar` does.
 
@@ -37,45 +47,118 @@ def scalar(name: str, data: Any, step: Any = None, description: str | None = Non
     ±Inf are written as they are. Returns False, without looking at `data`, when there is
     no default writer or recording is off.
     """
-    writer = recording_writer()
+    # The most frequent op: the common cases are checked inline, the rest by the helpers.
+    writer = default_writer.get()
     if writer is None:
         return False
+    condition = record_condition.get()
+    if condition is not True and not evaluate(condition):
+        return False
     tag = name if type(name) is str and name else check_name("scalar", name)
-    value = as_float("scalar", tag, "data", data)
-    step = resolve_step("scalar", tag, step)
+    value = data if type(data) is float else as_float("scalar", tag, "data", data)
+    if type(step) is not int or not _INT64_MIN <= step <= _INT64_MAX:
+        step = resolve_step("scalar", tag, step)
     if description is not None:
         check_description("scalar", tag, description)
-    writer.submit(scalar_encoding.scalar_summary, (tag, value, description), time.time(), step)
+    writer.submit(_scalar_summary, (tag, value, description), _now(), step)
     return True
 
 
-def _tensor_summary(tag: str, array: Any, metadata: bytes) -> bytes:
-    parsed = summary_pb2.SummaryMetadata.FromString(metadata) if metadata else None
-    return summary_bytes(tag, make_tensor_proto(array), parsed)
-
-
-def _metadata_bytes(tag: str, metadata: Any) -> bytes:
-    if metadata is None:
-        return b""
-    if isinstance(metadata, bytes):
-        serialized = metadata
-    elif callable(getattr(metadata, "SerializeToString", None)):
-        serialized = metadata.SerializeToString()  # ours, or another library's proto
-    else:
-        raise op_error(
-            TypeError,
-            "write",
-            tag,
-            "metadata",
-            f"expected a SummaryMetadata or bytes, got {type(metadata).__name__}",
-        )
+def _encode_then_release(make_summary: Callable[..., bytes], *args: Any) -> bytes:
+    """`make_summary(*args)` on the writer's thread; then the snapshots in `args` are
+    done with, and their memory can serve the next ones."""
     try:
-        summary_pb2.SummaryMetadata.FromString(serialized)
-    except DecodeError as error:
-        raise op_error(
-            ValueError, "write", tag, "metadata", f"not a serialized SummaryMetadata ({error})"
-        ) from None
-    return serialized
+        return make_summary(*args)
+    finally:
+        for arg in args:
+            if isinstance(arg, np.ndarray):
+                snapshot_pool.release(arg)
+
+
+def _queue(
+    writer: SummaryWriter, op: str, tag: str, step: Any, make_summary: Callable[..., bytes], args: tuple
+) -> bool:
+    """Queue `make_summary(*args)` at the resolved step; arrays in `args` count toward
+    the queue's byte bound and are recycled once encoded."""
+    nbytes = sum(arg.nbytes for arg in args if isinstance(arg, np.ndarray))
+    step = resolve_step(op, tag, step)
+    writer.submit(_encode_then_release, (make_summary, *args), time.time(), step, nbytes)
+    return True
+
+
+def histogram(
+    name: str, data: Any, step: Any = None, buckets: int | None = None, description: str | None = None
+) -> bool:
+    """Write a histogram of `data` for TensorBoard's histograms and distributions
+    dashboards, as `tf.summary.histogram` does (see summarylib.ops.histogram)."""
+    writer = recording_writer()
+    if writer is None:
+        return False
+    tag = check_name("histogram", name)
+    args = histogram_encoding.prepare(tag, data, buckets, description)
+    return _queue(writer, "histogram", tag, step, histogram_encoding.summary, args)
+
+
+def image(
+    name: str, data: Any, step: Any = None, max_outputs: int = 3, description: str | None = None
+) -> bool:
+    """Write up to `max_outputs` images of a `[k, h, w, c]` batch as PNGs for TensorBoard's
+    images dashboard, as `tf.summary.image` does (see summarylib.ops.image)."""
+    writer = recording_writer()
+    if writer is None:
+        return False
+    tag = check_name("image", name)
+    args = image_encoding.prepare(tag, data, max_outputs, description)
+    return _queue(writer, "image", tag, step, image_encoding.summary, args)
+
+
+def audio(
+    name: str,
+    data: Any,
+    sample_rate: Any,
+    step: Any = None,
+    max_outputs: int = 3,
+    encoding: str | None = None,
+    description: str | None = None,
+) -> bool:
+    """Write up to `max_outputs` clips of a `[k, t, c]` batch as WAV for TensorBoard's
+    audio dashboard, as `tf.summary.audio` does (see summarylib.ops.audio)."""
+    writer = recording_writer()
+    if writer is None:
+        return False
+    tag = check_name("audio", name)
+    args = audio_encoding.prepare(tag, data, sample_rate, max_outputs, encoding, description)
+    return _queue(writer, "audio", tag, step, audio_encoding.summary, args)
+
+
+def text(name: str, data: Any, step: Any = None, description: str | None = None) -> bool:
+    """Write a string or an array of strings for TensorBoard's text dashboard (Markdown),
+    as `tf.summary.text` does (see summarylib.ops.text)."""
+    writer = recording_writer()
+    if writer is None:
+        return False
+    tag = check_name("text", name)
+    args = text_encoding.prepare(tag, data, description)
+    return _queue(writer, "text", tag, step, text_encoding.summary, args)
+
+
+def pr_curve(
+    name: str,
+    labels: Any,
+    predictions: Any,
+    step: Any = None,
+    num_thresholds: int = 201,
+    weights: Any = None,
+    description: str | None = None,
+) -> bool:
+    """Write a precision-recall curve for TensorBoard's PR curves dashboard
+    (see summarylib.ops.pr_curve; TensorFlow 2 has no such op)."""
+    writer = recording_writer()
+    if writer is None:
+        return False
+    tag = check_name("pr_curve", name)
+    args = pr_curve_encoding.prepare(tag, labels, predictions, num_thresholds, weights, description)
+    return _queue(writer, "pr_curve", tag, step, pr_curve_encoding.summary, args)
 
 
 def write(
@@ -94,16 +177,9 @@ def write(
     if writer is None:
         return False
     tag = check_name("write", tag)
-    serialized_metadata = _metadata_bytes(tag, metadata)
     step = resolve_step("write", tag, step)
-    data = tensor() if callable(tensor) else tensor
-    array = as_array("write", tag, "tensor", data)
-    if array.dtype.kind not in "biufcSU" and not (
-        array.dtype.kind == "O" and all(isinstance(e, (str, bytes)) for e in array.reshape(-1).tolist())
-    ):
-        raise op_error(TypeError, "write", tag, "tensor", f"cannot write dtype {array.dtype} as a tensor")
-    writer.submit(_tensor_summary, (tag, snapshot(array, data), serialized_metadata), time.time(), step)
-    return True
+    args = generic.prepare("write", tag, tensor() if callable(tensor) else tensor, metadata)
+    return _queue(writer, "write", tag, step, generic.summary, args)
 
 
 def _as_is(summary: bytes) -> bytes:
@@ -146,11 +222,14 @@ def create_file_writer(
     flush_millis: int | None = None,
     filename_suffix: str | None = None,
     name: str | None = None,
+    max_queue_bytes: int | None = None,
 ) -> SummaryWriter:
-    """A writer into a new event file in `logdir` (created if missing).
+    """A writer into an event file in `logdir` (created if missing).
 
     `max_queue`: pending events that make the background writer write at once (default
     1000). `flush_millis`: longest time logged data waits before it is written to the OS
     (default 2000, so a running TensorBoard sees it within about two seconds).
+    `max_queue_bytes`: memory pending events may hold before ops wait for the background
+    writer (default 64 MiB; arrays count their size, other events 256 bytes each).
     """
-    return SummaryWriter(logdir, max_queue, flush_millis, filename_suffix, name)
+    return SummaryWriter(logdir, max_queue, flush_millis, filename_suffix, name, max_queue_bytes)

@@ -1,0 +1,64 @@
+"""The generic tensor summary (`write`, v1 `tensor_summary`, contrib `generic`): any array
+with the caller's SummaryMetadata, encoded as TensorFlow's writer encodes tensors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from summarylib.ops.convert import as_array, snapshot
+from summarylib.ops.errors import op_error
+from summarylib.ops.summary import summary_bytes
+from summarylib.ops.tensor import make_tensor_proto
+from summarylib.proto import summary_pb2
+
+
+def metadata_bytes(op: str, tag: str, metadata: Any) -> bytes | None:
+    """`metadata` (a SummaryMetadata of summarylib, TensorBoard or TensorFlow, or its
+    bytes) serialized and checked to parse; None for None. An empty SummaryMetadata is
+    still written (TF 1.x's tensor_summary writes one), None writes no metadata field."""
+    if metadata is None:
+        return None
+    if isinstance(metadata, bytes):
+        serialized = metadata
+    elif callable(getattr(metadata, "SerializeToString", None)):
+        serialized = metadata.SerializeToString()
+    else:
+        raise op_error(
+            TypeError,
+            op,
+            tag,
+            "metadata",
+            f"expected a SummaryMetadata or bytes, got {type(metadata).__name__}",
+        )
+    try:
+        summary_pb2.SummaryMetadata.FromString(serialized)
+    except DecodeError as error:
+        raise op_error(
+            ValueError, op, tag, "metadata", f"not a serialized SummaryMetadata ({error})"
+        ) from None
+    return serialized
+
+
+def _writable(array: np.ndarray) -> bool:
+    if array.dtype.kind in "biufcSU":
+        return True
+    return array.dtype.kind == "O" and all(isinstance(e, (str, bytes)) for e in array.reshape(-1).tolist())
+
+
+def prepare(op: str, tag: str, data: Any, metadata: Any) -> tuple[str, np.ndarray, bytes | None]:
+    """Check `data` and `metadata` and snapshot `data`, on the caller's thread; returns the
+    arguments of `summary`."""
+    serialized_metadata = metadata_bytes(op, tag, metadata)
+    array = as_array(op, tag, "tensor", data)
+    if not _writable(array):
+        raise op_error(TypeError, op, tag, "tensor", f"cannot write dtype {array.dtype} as a tensor")
+    return tag, snapshot(array, data), serialized_metadata
+
+
+def summary(tag: str, array: np.ndarray, metadata: bytes | None) -> bytes:
+    """The serialized Summary of one prepared tensor with its metadata."""
+    parsed = None if metadata is None else summary_pb2.SummaryMetadata.FromString(metadata)
+    return summary_bytes(tag, make_tensor_proto(array), parsed)
