@@ -39,17 +39,29 @@ def clock() -> float:
     return time.perf_counter()
 
 
-def print_table(title: str, calls: int, rows: dict[str, Timing], baseline: str = "summarylib") -> None:
-    """A Markdown table of µs per call and each contender's ratio to the baseline."""
+_UNITS = {"µs": 1e6, "ms": 1e3}
+
+
+def _versus(timing: Timing, base: Timing) -> str:
+    if timing is base:
+        return "1.0x"
+    if timing.total >= base.total:
+        return f"{timing.total / base.total:.1f}x slower"
+    return f"{base.total / timing.total:.1f}x faster"
+
+
+def print_table(
+    title: str, calls: int, rows: dict[str, Timing], baseline: str = "summarylib", unit: str = "µs"
+) -> None:
+    """A Markdown table of time per call (in `unit`, µs or ms) and each contender's
+    end-to-end time against the baseline's."""
+    scale = _UNITS[unit]
     base = rows[baseline]
     print(f"\n{title} ({calls:,} calls, best of repeats)\n")
-    print("| library | caller µs/call | total µs/call (incl. close) | total vs summarylib |")
+    print(f"| library | caller {unit}/call | total {unit}/call (incl. close) | total vs {baseline} |")
     print("|---|---:|---:|---:|")
     for name, timing in rows.items():
-        ratio = timing.total / base.total
         print(
-            f"| {name} | {timing.caller / calls * 1e6:.2f} | {timing.total / calls * 1e6:.2f} | "
-            f"{ratio:.1f}x {'slower' if ratio >= 1 else 'faster'} |"
-            if name != baseline
-            else f"| {name} | {timing.caller / calls * 1e6:.2f} | {timing.total / calls * 1e6:.2f} | 1.0x |"
+            f"| {name} | {timing.caller / calls * scale:.2f} | {timing.total / calls * scale:.2f} | "
+            f"{_versus(timing, base)} |"
         )

@@ -1,0 +1,158 @@
+"""Histograms of 1,000,000 float32 values and PR curves of 100,000 predictions at 201
+thresholds, through summarylib, tensorboardX and torch.utils.tensorboard, with a bare numpy
+anchor for the histogram.
+
+    python benchmarks/bench_histogram_pr.py [--calls N] [--repeats R] [--values V] [--predictions P]
+
+Every writer logs `--calls` summaries (one a step) and is closed, so "total" is end to end:
+bucketing, encoding, writing and flushing. The anchor is the least numpy can do to bucket
+the same data with no writer at all: float32 min, max, one multiply-and-truncate and a
+bincount. Issue goals: summarylib at least 7x faster than tensorboardX's add_histogram and
+within 2x of the anchor; at least 1.5x faster than torch.utils.tensorboard's add_pr_curve.
+Contenders that are not installed are left out. Compare ratios, not absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+import numpy as np
+from common import Timing, available, best_of, clock, print_table
+
+BUCKETS = 30
+THRESHOLDS = 201
+
+
+def histogram_data(values: int) -> np.ndarray:
+    """Roughly normal float32 values (exact arithmetic only, so any machine draws the same)."""
+    uniform = np.random.default_rng(0).random((4, values), dtype=np.float32)
+    return uniform.sum(axis=0) - np.float32(2.0)
+
+
+def pr_data(predictions: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(1)
+    labels = rng.random(predictions) < 0.4
+    scores = (0.5 * rng.random(predictions) + 0.5 * labels).astype(np.float32)
+    return labels, scores
+
+
+def summarylib_run(calls: int, log: Callable[[int], None]) -> Callable[[str], Timing]:
+    """Time `log(step)` for each step under a summarylib writer, then its close."""
+
+    def run(logdir: str) -> Timing:
+        import summarylib as sl
+
+        start = clock()
+        writer = sl.create_file_writer(logdir)
+        with writer.as_default():
+            for step in range(calls):
+                log(step)
+            logged = clock()  # before leaving the block, which flushes
+        writer.close()
+        return Timing(logged - start, clock() - start)
+
+    return run
+
+
+def torch_style_run(module: str, calls: int, method: str, *args, **kwargs) -> Callable[[str], Timing]:
+    """Time `writer.<method>(tag, *args, step, **kwargs)` under a tensorboardX-style writer."""
+
+    def run(logdir: str) -> Timing:
+        writer_class = __import__(module, fromlist=["SummaryWriter"]).SummaryWriter
+        start = clock()
+        writer = writer_class(logdir)
+        log = getattr(writer, method)
+        for step in range(calls):
+            log("x", *args, step, **kwargs)
+        logged = clock()
+        writer.close()
+        return Timing(logged - start, clock() - start)
+
+    return run
+
+
+def numpy_anchor_run(calls: int, data: np.ndarray) -> Callable[[str], Timing]:
+    """Bucket `data` `calls` times with bare numpy: no edges, no checks, no writer."""
+
+    def run(logdir: str) -> Timing:
+        start = clock()
+        for _ in range(calls):
+            low, high = data.min(), data.max()
+            indices = ((data - low) * (BUCKETS / (high - low))).astype(np.intp)
+            np.bincount(indices, minlength=BUCKETS + 1)
+        elapsed = clock() - start
+        return Timing(elapsed, elapsed)
+
+    return run
+
+
+def print_goal(rows: dict[str, Timing], name: str, goal: str) -> None:
+    """The total-time ratio of `name` to summarylib, against the issue's goal."""
+    if name in rows:
+        ratio = rows[name].total / rows["summarylib"].total
+        print(f"- {name} / summarylib: {ratio:.2f} ({goal})")
+
+
+def bench_histogram(calls: int, repeats: int, values: int) -> None:
+    import summarylib as sl
+
+    data = histogram_data(values)
+    rows = {
+        "summarylib": best_of(
+            repeats, summarylib_run(calls, lambda step: sl.histogram("x", data, step=step, buckets=BUCKETS))
+        ),
+        "numpy min/max/bincount anchor": best_of(repeats, numpy_anchor_run(calls, data)),
+    }
+    if available("tensorboardX"):
+        rows["tensorboardX"] = best_of(repeats, torch_style_run("tensorboardX", calls, "add_histogram", data))
+    if available("torch") and available("tensorboard"):
+        rows["torch.utils.tensorboard"] = best_of(
+            repeats, torch_style_run("torch.utils.tensorboard", calls, "add_histogram", data)
+        )
+    print_table(f"histogram of {values:,} float32 values", calls, rows, unit="ms")
+    print()
+    print_goal(rows, "tensorboardX", "goal: at least 7")
+    print_goal(rows, "numpy min/max/bincount anchor", "goal: at least 0.5")
+
+
+def bench_pr_curve(calls: int, repeats: int, predictions: int) -> None:
+    import summarylib as sl
+
+    labels, scores = pr_data(predictions)
+    rows = {
+        "summarylib": best_of(
+            repeats,
+            summarylib_run(
+                calls, lambda step: sl.pr_curve("x", labels, scores, step=step, num_thresholds=THRESHOLDS)
+            ),
+        )
+    }
+    kwargs = {"num_thresholds": THRESHOLDS}
+    if available("tensorboardX"):
+        rows["tensorboardX"] = best_of(
+            repeats, torch_style_run("tensorboardX", calls, "add_pr_curve", labels, scores, **kwargs)
+        )
+    if available("torch") and available("tensorboard"):
+        rows["torch.utils.tensorboard"] = best_of(
+            repeats,
+            torch_style_run("torch.utils.tensorboard", calls, "add_pr_curve", labels, scores, **kwargs),
+        )
+    print_table(f"PR curve of {predictions:,} predictions, {THRESHOLDS} thresholds", calls, rows, unit="ms")
+    print()
+    print_goal(rows, "torch.utils.tensorboard", "goal: at least 1.5")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=20, help="summaries per writer")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--values", type=int, default=1_000_000)
+    parser.add_argument("--predictions", type=int, default=100_000)
+    args = parser.parse_args()
+    bench_histogram(args.calls, args.repeats, args.values)
+    bench_pr_curve(args.calls, args.repeats, args.predictions)
+
+
+if __name__ == "__main__":
+    main()
