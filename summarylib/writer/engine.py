@@ -85,10 +85,12 @@ class Engine:
         self.queue: deque = deque()
         self.max_queue = max_queue
         self.max_queue_bytes = max_queue_bytes
+        # Queue length at which a submit wakes the worker or may have reached the bound.
+        self._check_at = max(1, min(max_queue, max_queue_bytes // ITEM_BYTES))
         self._flush_secs = flush_millis / 1000.0
         self._framer = records.Framer()
         self._wake = threading.Event()
-        self._drained = threading.Event()
+        self._room_made = threading.Event()  # set when the worker frees queue room
         self._array_bytes_lock = threading.Lock()
         self._array_bytes = 0  # bytes of the arrays that queued items hold
         self._stopping = False
@@ -114,15 +116,10 @@ class Engine:
         if nbytes:
             with self._array_bytes_lock:
                 self._array_bytes += nbytes
-        pending = len(queue)
-        if pending >= self.max_queue or pending * ITEM_BYTES + self._array_bytes > self.max_queue_bytes:
+        if len(queue) >= self._check_at or self._array_bytes:
             self._on_full_queue()
         if self.warn_pending:
             self._warn_once()
-
-    def submit_event(self, event: bytes) -> None:
-        """Queue an already serialized Event."""
-        self.submit(RAW_EVENT, event, 0, 0)
 
     def pending_bytes(self) -> int:
         """Memory the queue holds now, as the bound counts it."""
@@ -132,12 +129,12 @@ class Engine:
         pending = self.pending_bytes()
         if pending > self._high_water:
             self._high_water = pending
-        if len(self.queue) >= self.max_queue and not self._wake.is_set():
+        if (len(self.queue) >= self.max_queue or pending > self.max_queue_bytes) and not self._wake.is_set():
             self._wake.set()
         while self.pending_bytes() > self.max_queue_bytes and self._thread.is_alive():
-            self._drained.clear()
+            self._room_made.clear()
             self._wake.set()
-            self._drained.wait(0.05)
+            self._room_made.wait(0.05)
 
     def _warn_once(self) -> None:
         self.warn_pending = False
@@ -155,7 +152,7 @@ class Engine:
         done = threading.Event()
         self.queue.append((FLUSH, (fsync, done), 0, 0, 0))
         self._wake.set()
-        self._wait_for_worker(done.is_set, "flush", timeout)
+        self._wait_for_worker(done.wait, "flush", timeout)
         self._raise_unraised()
 
     def abandon_after_fork(self) -> None:
@@ -176,7 +173,7 @@ class Engine:
         self._stopping = True
         self._wake.set()
         try:
-            self._wait_for_worker(lambda: not self._thread.is_alive(), "close", timeout)
+            self._wait_for_worker(self._joined, "close", timeout)
         finally:
             self.closed = True
             self.file.close()
@@ -194,13 +191,15 @@ class Engine:
             path=self.file.path,
         )
 
-    def _wait_for_worker(self, done: Callable[[], bool], what: str, timeout: float) -> None:
-        """Wait until `done()`, as long as the worker lives and makes progress."""
+    def _joined(self, timeout: float) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _wait_for_worker(self, wait: Callable[[float], bool], what: str, timeout: float) -> None:
+        """Call `wait(seconds)` until it returns True, as long as the worker lives and
+        makes progress."""
         progress, since = self._dequeued, time.monotonic()
-        while not done():
-            self._thread.join(0.05)
-            if done():
-                return
+        while not wait(0.05):
             if not self._thread.is_alive():
                 raise WriterError(
                     f"summarylib writer {self.name}: the background writer has stopped; "
@@ -229,7 +228,7 @@ class Engine:
                 self._drain()
             except Exception as error:  # a bug here must cost events, not the writer
                 self._record_error(error)
-            self._drained.set()
+            self._room_made.set()
             if self._stopping and not self.queue:
                 return
 
@@ -259,11 +258,13 @@ class Engine:
                 if nbytes:
                     with self._array_bytes_lock:
                         self._array_bytes -= nbytes
+                    self._room_made.set()  # a caller waiting for room may go on
             size += append_record(parts, event)
             count += 1
             if size >= _WRITE_CHUNK:
                 self._write(parts, count)
                 parts, size, count = [], 0, 0
+                self._room_made.set()
         self._write(parts, count)
 
     def _write(self, parts: list[bytes], count: int) -> None:

@@ -12,6 +12,7 @@ import itertools
 import os
 import socket
 import time
+from collections.abc import Callable, Iterator
 
 from summarylib.proto import event_pb2
 from summarylib.writer import records
@@ -28,6 +29,25 @@ def event_file_name(seconds: int, hostname: str, pid: int, counter: int, suffix:
     return f"events.out.tfevents.{seconds:010d}.{hostname}.{pid}.{counter}{suffix}"
 
 
+def v2_file_names(seconds: int, hostname: str, suffix: str | None) -> Iterator[str]:
+    """Candidate names of a v2 file: the per-process counter tells them apart."""
+    suffix = DEFAULT_SUFFIX if suffix is None else suffix
+    while True:
+        yield event_file_name(seconds, hostname, os.getpid(), next(_file_counter), suffix)
+
+
+def v1_file_names(seconds: int, hostname: str, suffix: str | None) -> Iterator[str]:
+    """Candidate names of a TF 1.x file, `events.out.tfevents.{seconds}.{hostname}{suffix}`;
+    when that is taken, `.1`, `.2`, ... after the hostname tell them apart."""
+    suffix = suffix or ""
+    yield f"events.out.tfevents.{seconds:010d}.{hostname}{suffix}"
+    for number in itertools.count(1):
+        yield f"events.out.tfevents.{seconds:010d}.{hostname}.{number}{suffix}"
+
+
+FileNames = Callable[[int, str, "str | None"], Iterator[str]]
+
+
 def first_event(wall_time: float) -> bytes:
     """The serialized Event every file starts with: format version and writer name."""
     event = event_pb2.Event(wall_time=float(int(wall_time)), file_version=FILE_VERSION)
@@ -38,18 +58,17 @@ def first_event(wall_time: float) -> bytes:
 class EventFile:
     """An event file opened for appending framed records, owned by one writer."""
 
-    def __init__(self, logdir: str, suffix: str | None = None) -> None:
+    def __init__(self, logdir: str, suffix: str | None = None, file_names: FileNames = v2_file_names) -> None:
         self.logdir = logdir
-        self.suffix = DEFAULT_SUFFIX if suffix is None else suffix
+        self.suffix = suffix
+        self._file_names = file_names
         self.bytes_written = 0
         self._fd = -1
         self._create()
 
     def _create(self) -> None:
         now = time.time()
-        hostname = socket.gethostname()
-        while True:
-            name = event_file_name(int(now), hostname, os.getpid(), next(_file_counter), self.suffix)
+        for name in self._file_names(int(now), socket.gethostname(), self.suffix):
             path = os.path.join(self.logdir, name)
             try:
                 self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o666)

@@ -15,10 +15,11 @@ from summarylib.writer.engine import (
     DEFAULT_FLUSH_MILLIS,
     DEFAULT_MAX_QUEUE,
     DEFAULT_MAX_QUEUE_BYTES,
+    RAW_EVENT,
     Engine,
     WriterStats,
 )
-from summarylib.writer.event_file import EventFile
+from summarylib.writer.event_file import EventFile, FileNames, v2_file_names
 
 
 def _positive_int(value: Any, argument: str, default: int) -> int:
@@ -39,6 +40,7 @@ class WriterSettings:
     filename_suffix: str | None
     name: str
     max_queue_bytes: int
+    file_names: FileNames = v2_file_names
 
 
 class SummaryWriter:
@@ -62,6 +64,8 @@ class SummaryWriter:
         filename_suffix: str | None = None,
         name: str | None = None,
         max_queue_bytes: int | None = None,
+        *,
+        file_names: FileNames = v2_file_names,
     ) -> None:
         if logdir is None or not isinstance(logdir, (str, os.PathLike)):
             raise ValueError(
@@ -82,6 +86,7 @@ class SummaryWriter:
                 filename_suffix=filename_suffix,
                 name=name or logdir,
                 max_queue_bytes=_positive_int(max_queue_bytes, "max_queue_bytes", DEFAULT_MAX_QUEUE_BYTES),
+                file_names=file_names,
             )
         )
         self._open_engine()  # the file and its first event exist as soon as the writer does
@@ -100,7 +105,7 @@ class SummaryWriter:
     def _new_engine(self) -> Engine:
         settings = self.settings
         os.makedirs(settings.logdir, exist_ok=True)
-        event_file = EventFile(settings.logdir, settings.filename_suffix)
+        event_file = EventFile(settings.logdir, settings.filename_suffix, settings.file_names)
         return Engine(
             settings.name, event_file, settings.max_queue, settings.flush_millis, settings.max_queue_bytes
         )
@@ -114,6 +119,10 @@ class SummaryWriter:
 
     def _submit_lazily(self, *item: Any) -> None:
         self._open_engine().submit(*item)
+
+    def write_event(self, event: bytes) -> None:
+        """Queue an already serialized Event (session logs, graphs, v1 events)."""
+        self.submit(RAW_EVENT, event, 0, 0)
 
     def _submit_after_close(self, *item: Any) -> None:
         self._check_open("an op wrote")

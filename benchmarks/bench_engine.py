@@ -1,0 +1,102 @@
+"""The writer engine's figures: what the training loop pays, and what memory it takes.
+
+    python benchmarks/bench_engine.py
+
+- scalar: caller µs per `scalar` call with an explicit step (see also bench_scalar.py);
+- image: caller ms per `image` call of 4 images of 256x256x3 uint8, where PNG encoding
+  runs on the writer's thread;
+- sustained: steps per second logging one 1000x1000 grayscale image per step until the
+  last one is on disk;
+- memory: peak RSS while logging 1,000,000 scalars as fast as possible, above the RSS
+  before logging, next to the queue bound (measured in a fresh process each).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import numpy as np
+from common import clock
+
+import summarylib as sl
+
+
+def scalar_caller_us(calls: int = 100_000) -> float:
+    with (
+        tempfile.TemporaryDirectory() as logdir,
+        sl.create_file_writer(logdir) as writer,
+        writer.as_default(),
+    ):
+        start = clock()
+        for step in range(calls):
+            sl.scalar("loss", 0.5, step=step)
+        return (clock() - start) / calls * 1e6
+
+
+def image_caller_ms(calls: int = 200) -> float:
+    batch = np.random.default_rng(0).integers(0, 256, size=(4, 256, 256, 3), dtype=np.uint8)
+    with (
+        tempfile.TemporaryDirectory() as logdir,
+        sl.create_file_writer(logdir) as writer,
+        writer.as_default(),
+    ):
+        start = clock()
+        for step in range(calls):
+            sl.image("samples", batch, step=step, max_outputs=4)
+        return (clock() - start) / calls * 1e3
+
+
+def sustained_steps_per_second(steps: int = 100) -> float:
+    frame = np.random.default_rng(0).integers(0, 256, size=(1000, 1000, 1), dtype=np.uint8)
+    with tempfile.TemporaryDirectory() as logdir:
+        start = clock()
+        with sl.create_file_writer(logdir) as writer, writer.as_default():
+            for step in range(steps):
+                sl.image("frame", frame, step=step)
+        return steps / (clock() - start)
+
+
+MEMORY_CHILD = """
+import resource, sys, tempfile
+import summarylib as sl
+with tempfile.TemporaryDirectory() as logdir:
+    writer = sl.create_file_writer(logdir)
+    sl.scalar("warm up", 0.0)  # imports and caches in place
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with writer.as_default():
+        for step in range(int(sys.argv[1])):
+            sl.scalar("loss", 0.5, step=step)
+    writer.close()
+    print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, writer.settings.max_queue_bytes)
+"""
+
+
+def memory_mib(calls: int = 1_000_000) -> tuple[float, float]:
+    """(peak RSS growth while logging, queue bound), in MiB."""
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(MEMORY_CHILD), str(calls)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    before_kib, peak_kib, bound = (int(v) for v in out)
+    return (peak_kib - before_kib) / 1024, bound / 2**20
+
+
+def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
+    growth, bound = memory_mib()
+    print("| figure | summarylib | target |")
+    print("|---|---:|---:|")
+    print(f"| scalar, caller µs/call | {scalar_caller_us():.2f} | ≤ 2 |")
+    print(f"| image 4x256x256x3, caller ms/call | {image_caller_ms():.2f} | ≤ 1 |")
+    print(f"| 1000x1000 gray image per step, steps/s | {sustained_steps_per_second():.0f} | ≥ 20 |")
+    print(f"| 1M scalars, peak RSS growth MiB | {growth:.0f} | ≤ queue bound {bound:.0f} + small |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,423 @@
+"""Nothing is lost: real processes that exit, raise, get SIGTERM or SIGKILL, fork and spawn,
+real threads, a real failing disk, and a stuck one."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import summarylib as sl
+from summarylib.reader import ReadStatus, iter_events
+from summarylib.writer.engine import RAW_EVENT, Engine, WriterError
+from summarylib.writer.event_file import EventFile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_script(code: str, *args: str, check: bool = True, **kwargs) -> subprocess.CompletedProcess:
+    """Run `code` in a fresh interpreter with summarylib importable."""
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        **kwargs,
+    )
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def steps_by_tag(logdir: str) -> dict[str, list[int]]:
+    """{tag: [steps]} over every event file in `logdir`, in file order."""
+    found: dict[str, list[int]] = {}
+    for name in sorted(os.listdir(logdir)):
+        for event in iter_events(os.path.join(logdir, name)):
+            for value in event.summary.value:
+                found.setdefault(value.tag, []).append(event.step)
+    return found
+
+
+def files_of(logdir: str) -> list[str]:
+    return sorted(os.path.join(logdir, n) for n in os.listdir(logdir))
+
+
+# Exit paths ----------------------------------------------------------------------------
+
+LOG_1000 = """
+import sys, summarylib as sl
+writer = sl.create_file_writer(sys.argv[1], flush_millis=600_000, max_queue=10**6)
+writer.set_as_default()
+for step in range(1000):
+    sl.scalar("x", float(step), step=step)
+"""
+
+
+def test_normal_exit_without_close_writes_everything(logdir):
+    run_script(LOG_1000, logdir)
+    assert steps_by_tag(logdir) == {"x": list(range(1000))}
+
+
+def test_exception_writes_everything(logdir):
+    result = run_script(LOG_1000 + "raise RuntimeError('training diverged')", logdir, check=False)
+    assert result.returncode == 1 and "training diverged" in result.stderr
+    assert steps_by_tag(logdir) == {"x": list(range(1000))}
+
+
+def test_exception_through_as_default_writes_everything(logdir):
+    code = """
+    import sys, summarylib as sl
+    writer = sl.create_file_writer(sys.argv[1], flush_millis=600_000)
+    with writer.as_default():
+        sl.scalar("x", 1.0, step=1)
+        raise KeyError("boom")
+    """
+    assert run_script(code, logdir, check=False).returncode == 1
+    assert steps_by_tag(logdir) == {"x": [1]}
+
+
+def test_no_background_thread_keeps_the_interpreter_alive(logdir):
+    code = (
+        LOG_1000
+        + "import threading; print([t.daemon for t in threading.enumerate() if t.name[:10] == 'summarylib'])"
+    )
+    assert run_script(code, logdir).stdout.strip() == "[True]"  # a hang would hit run_script's timeout
+
+
+SIGTERM_CHILD = """
+import os, signal, sys, time, summarylib as sl
+mode = sys.argv[2]
+if mode == "user_before":
+    signal.signal(signal.SIGTERM, lambda s, f: (print("user handler", flush=True), sys.exit(3)))
+writer = sl.create_file_writer(sys.argv[1], flush_millis=600_000, max_queue=10**6)
+if mode == "user_after":
+    signal.signal(signal.SIGTERM, lambda s, f: (print("user handler", flush=True), os._exit(4)))
+writer.set_as_default()
+for step in range(1000):
+    sl.scalar("x", float(step), step=step)
+print("logged", flush=True)
+time.sleep(60)
+"""
+
+
+def _terminate(logdir: str, mode: str) -> tuple[int, str]:
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    child = subprocess.Popen(
+        [sys.executable, "-c", SIGTERM_CHILD, logdir, mode], stdout=subprocess.PIPE, text=True, env=env
+    )
+    assert child.stdout.readline().strip() == "logged"
+    child.send_signal(signal.SIGTERM)
+    out, _ = child.communicate(timeout=30)
+    return child.returncode, out
+
+
+def test_sigterm_with_default_handler_writes_everything_and_still_terminates(logdir):
+    returncode, _ = _terminate(logdir, "default")
+    assert returncode == -signal.SIGTERM  # died of the signal, as without summarylib
+    assert steps_by_tag(logdir) == {"x": list(range(1000))}
+
+
+def test_sigterm_chains_to_the_handler_installed_before(logdir):
+    returncode, out = _terminate(logdir, "user_before")
+    assert (returncode, out.strip()) == (3, "user handler")
+    assert steps_by_tag(logdir) == {"x": list(range(1000))}
+
+
+def test_sigterm_handler_installed_after_ours_is_not_replaced(logdir):
+    returncode, out = _terminate(logdir, "user_after")
+    assert (returncode, out.strip()) == (4, "user handler")  # the user's handler, exactly
+
+
+def test_sigkill_leaves_readable_files_missing_at_most_the_last_interval(logdir):
+    code = """
+    import sys, time, summarylib as sl
+    writer = sl.create_file_writer(sys.argv[1], flush_millis=100)
+    writer.set_as_default()
+    step = 0
+    while True:
+        sl.write("x", b"y" * 5000, step=step)  # big records: the kill may cut one in half
+        step += 1
+        if step == 2000:
+            writer.flush()
+            print("flushed", flush=True)
+    """
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    child = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(code), logdir], stdout=subprocess.PIPE, text=True, env=env
+    )
+    assert child.stdout.readline().strip() == "flushed"
+    time.sleep(0.5)
+    child.kill()
+    child.wait()
+    (path,) = files_of(logdir)
+    status = ReadStatus()
+    steps = [e.step for e in iter_events(path, status) if e.HasField("summary")]
+    assert steps == list(range(len(steps))) and len(steps) >= 2000
+    assert status.end_offset + status.truncated_bytes == os.path.getsize(path)
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+
+    assert [e.step for e in EventFileLoader(path).Load() if e.HasField("summary")] == steps
+
+
+# Threads -------------------------------------------------------------------------------
+
+
+def test_many_threads_one_writer_nothing_lost_duplicated_or_interleaved(logdir):
+    writer = sl.create_file_writer(logdir, max_queue=50)
+    threads_count, per_thread = 8, 3000
+
+    def log(thread_index: int) -> None:
+        with writer.as_default():
+            for step in range(per_thread):
+                sl.scalar(f"thread{thread_index}", float(step), step=step)
+                if step % 500 == 0:
+                    sl.write(f"array{thread_index}", np.full(1000, thread_index), step=step)
+
+    threads = [threading.Thread(target=log, args=(i,)) for i in range(threads_count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    writer.close()
+    found = steps_by_tag(logdir)
+    for i in range(threads_count):
+        assert found[f"thread{i}"] == list(range(per_thread))  # in order per thread, each once
+        assert found[f"array{i}"] == list(range(0, per_thread, 500))
+
+
+# Processes -----------------------------------------------------------------------------
+
+
+def test_os_fork_child_gets_its_own_file_and_never_rewrites_parent_events(logdir):
+    code = """
+    import os, sys, summarylib as sl
+    writer = sl.create_file_writer(sys.argv[1], flush_millis=600_000, max_queue=10**6)
+    writer.set_as_default()
+    for step in range(100):
+        sl.scalar("parent", float(step), step=step)   # still queued at the fork
+    pid = os.fork()
+    if pid == 0:
+        for step in range(50):
+            sl.scalar("child", float(step), step=step)
+        writer.close()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    sl.scalar("parent", 100.0, step=100)
+    writer.close()
+    """
+    run_script(code, logdir)
+    files = files_of(logdir)
+    assert len(files) == 2
+    per_file = [steps_by_tag(logdir)]  # all files together: each event exactly once
+    assert per_file == [{"parent": list(range(101)), "child": list(range(50))}]
+    tags_per_file = [{v.tag for e in iter_events(p) for v in e.summary.value} for p in files]
+    assert sorted(map(sorted, tags_per_file)) == [["child"], ["parent"]]
+
+
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_multiprocessing_child_events_are_on_disk_when_it_ends(logdir, start_method):
+    code = """
+    import multiprocessing, sys, summarylib as sl
+
+    def child(writer, index):
+        with writer.as_default():
+            for step in range(200):
+                sl.scalar(f"worker{index}", float(step), step=step)
+        # no close: multiprocessing ends the child with os._exit
+
+    def child_no_context(writer, index):
+        writer.set_as_default()
+        for step in range(200):
+            sl.scalar(f"bare{index}", float(step), step=step)
+
+    if __name__ == "__main__":
+        multiprocessing.set_start_method(sys.argv[2])
+        writer = sl.create_file_writer(sys.argv[1], flush_millis=600_000, max_queue=10**6)
+        with writer.as_default():
+            sl.scalar("parent", 0.0, step=0)
+            workers = [multiprocessing.Process(target=child, args=(writer, i)) for i in range(2)]
+            workers.append(multiprocessing.Process(target=child_no_context, args=(writer, 0)))
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+                assert worker.exitcode == 0
+            sl.scalar("parent", 1.0, step=1)
+        writer.close()
+    """
+    script = os.path.join(os.path.dirname(logdir), "mp_child.py")
+    os.makedirs(os.path.dirname(script), exist_ok=True)
+    with open(script, "w") as file:
+        file.write(textwrap.dedent(code))
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    result = subprocess.run(
+        [sys.executable, script, logdir, start_method], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    found = steps_by_tag(logdir)
+    assert found == {
+        "parent": [0, 1],
+        "worker0": list(range(200)),
+        "worker1": list(range(200)),
+        "bare0": list(range(200)),
+    }
+    assert len(files_of(logdir)) == 4  # the parent's and one per child
+
+
+# Failures ------------------------------------------------------------------------------
+
+
+def test_disk_full_is_reported_not_fatal(logdir):
+    code = """
+    import logging, resource, signal, sys, summarylib as sl
+    logging.basicConfig()
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)       # get EFBIG instead of dying
+    resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))  # a disk that fills up
+    writer = sl.create_file_writer(sys.argv[1], max_queue=10)
+    writer.set_as_default()
+    returned = [sl.scalar("x", float(step), step=step) for step in range(3000)]
+    try:
+        writer.flush()
+    except sl.WriterError as error:
+        print("flush raised:", error)
+    returned += [sl.scalar("x", 1.0, step=step) for step in range(3000, 3100)]
+    stats = writer.stats()
+    print("all returned True:", all(returned), "errors:", stats.errors > 0, "written:", stats.events_written)
+    try:
+        writer.close()
+    except sl.WriterError as error:
+        print("close raised:", error)
+    """
+    result = run_script(code, logdir)
+    assert "flush raised:" in result.stdout and "File too large" in result.stdout
+    assert "all returned True: True errors: True" in result.stdout
+    assert "close raised:" in result.stdout
+    # One warning per unreported error, not one per failed write (there were hundreds).
+    assert 1 <= result.stderr.count("writing events failed") <= 2
+    assert len(files_of(logdir)) == 1
+    steps = steps_by_tag(logdir)["x"]
+    assert steps == list(range(len(steps))) and 0 < len(steps) < 3000  # what fit, intact
+
+
+def test_deleted_logdir_is_recreated_and_reported(logdir):
+    import shutil
+
+    writer = sl.create_file_writer(logdir)
+    with writer.as_default():
+        sl.scalar("x", 0.0, step=0)
+        writer.flush()
+        shutil.rmtree(logdir)
+        sl.scalar("x", 1.0, step=1)
+        with pytest.raises(WriterError, match="was deleted"):
+            writer.flush()
+        sl.scalar("x", 2.0, step=2)
+    writer.close()
+    assert writer.stats().errors == 1
+    assert steps_by_tag(logdir) == {"x": [1, 2]}  # step 0 went with the deleted file
+
+
+class StuckFile(EventFile):
+    """A disk that stops answering: writes block until released."""
+
+    def __init__(self, logdir: str) -> None:
+        super().__init__(logdir)
+        self.release = threading.Event()
+
+    def write(self, data: bytes) -> None:
+        if self.bytes_written:  # after the first event
+            self.release.wait()
+        super().write(data)
+
+
+def test_close_with_a_stuck_worker_gives_up_in_bounded_time(logdir):
+    os.makedirs(logdir)
+    stuck = StuckFile(logdir)
+    engine = Engine("stuck", stuck, max_queue=1)
+    engine.submit(RAW_EVENT, b"", 0, 0)
+    with pytest.raises(WriterError, match=r"no progress for 0\.5 s"):
+        engine.close(timeout=0.5)
+    stuck.release.set()
+
+
+def test_queue_is_bounded_in_bytes(logdir):
+    bound = 200_000
+    writer = sl.create_file_writer(logdir, max_queue_bytes=bound, flush_millis=600_000)
+    with writer.as_default():
+        for step in range(200):
+            sl.write("big", np.zeros(10_000), step=step)  # 80 kB each
+        for step in range(20_000):
+            sl.scalar("small", 1.0, step=step)
+    writer.close()
+    stats = writer.stats()
+    assert stats.queue_high_water_bytes <= bound + 80_000 + 256  # the bound plus one item
+    assert stats.events_written == 20_200 and stats.errors == 0
+
+
+def test_mutating_an_array_after_write_changes_nothing(logdir):
+    writer = sl.create_file_writer(logdir, flush_millis=600_000)
+    data = np.arange(10.0)
+    view = data[2:5]
+    with writer.as_default(step=0):
+        sl.write("array", data)
+        sl.write("view", view)
+        data[:] = -1
+    writer.close()
+    values = {
+        v.tag: np.frombuffer(v.tensor.tensor_content)
+        for e in iter_events(writer.path)
+        for v in e.summary.value
+    }
+    np.testing.assert_array_equal(values["array"], np.arange(10.0))
+    np.testing.assert_array_equal(values["view"], [2.0, 3.0, 4.0])
+
+
+def test_recycled_snapshot_memory_never_mixes_up_events(logdir):
+    writer = sl.create_file_writer(logdir, max_queue_bytes=3 << 20)  # a few snapshots in flight
+    source = np.zeros(100_000)  # 800 kB: snapshots come from the pool
+    with writer.as_default():
+        for step in range(40):
+            source[:] = step
+            sl.write("big", source, step=step)
+            sl.histogram("hist", source, step=step, buckets=2)
+    writer.close()
+    events = list(iter_events(writer.path))
+    arrays = {
+        e.step: np.frombuffer(v.tensor.tensor_content)
+        for e in events
+        for v in e.summary.value
+        if v.tag == "big"
+    }
+    assert sorted(arrays) == list(range(40))
+    for step, array in arrays.items():
+        assert (array == step).all()
+
+
+def test_snapshot_pool_reuses_released_memory_and_forgets_unreleased():
+    import gc
+
+    from summarylib.ops.convert import SnapshotPool
+
+    pool = SnapshotPool()
+    data = np.arange(50_000.0)
+    first = pool.copy(data)
+    np.testing.assert_array_equal(first, data)
+    buffer = first.base
+    pool.release(first)
+    second = pool.copy(data[::-1])
+    assert second.base is buffer  # the same memory, now holding the new copy
+    np.testing.assert_array_equal(second, data[::-1])
+    del first, second, buffer
+    unreleased = pool.copy(data)
+    del unreleased
+    gc.collect()
+    assert len(pool._issued) == 0  # nothing kept alive for copies never released
