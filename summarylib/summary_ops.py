@@ -21,6 +21,7 @@ from summarylib.ops.convert import as_float, snapshot_pool
 from summarylib.ops.errors import check_description, check_name
 from summarylib.proto import summary_pb2
 from summarylib.writer.context import default_writer, evaluate, record_condition, resolve_step
+from summarylib.writer.event_codec import event_of_summary
 from summarylib.writer.summary_writer import SummaryWriter
 
 
@@ -35,7 +36,7 @@ def recording_writer() -> SummaryWriter | None:
     return writer
 
 
-_scalar_summary = scalar_encoding.scalar_summary
+_scalar_event = scalar_encoding.scalar_event
 _now = time.time
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -60,15 +61,17 @@ def scalar(name: str, data: Any, step: Any = None, description: str | None = Non
         step = resolve_step("scalar", tag, step)
     if description is not None:
         check_description("scalar", tag, description)
-    writer.submit(_scalar_summary, (tag, value, description), _now(), step)
+    writer.submit(_scalar_event, (tag, value, description), _now(), step)
     return True
 
 
-def _encode_then_release(make_summary: Callable[..., bytes], *args: Any) -> bytes:
-    """`make_summary(*args)` on the writer's thread; then the snapshots in `args` are
-    done with, and their memory can serve the next ones."""
+def _encode_then_release(
+    wall_time: float, step: int, make_summary: Callable[..., bytes], *args: Any
+) -> bytes:
+    """The event of `make_summary(*args)`, made on the writer's thread; then the snapshots
+    in `args` are done with, and their memory can serve the next ones."""
     try:
-        return make_summary(*args)
+        return event_of_summary(wall_time, step, make_summary, *args)
     finally:
         for arg in args:
             if isinstance(arg, np.ndarray):
@@ -182,10 +185,6 @@ def write(
     return _queue(writer, "write", tag, step, generic.summary, args)
 
 
-def _as_is(summary: bytes) -> bytes:
-    return summary
-
-
 def write_raw_pb(serialized_summary: bytes | summary_pb2.Summary, step: Any = None) -> bool:
     """Write an already serialized Summary proto (from any library) as one event."""
     writer = recording_writer()
@@ -205,7 +204,7 @@ def write_raw_pb(serialized_summary: bytes | summary_pb2.Summary, step: Any = No
             f"summarylib.write_raw_pb: argument 'serialized_summary': not a serialized Summary ({error})"
         ) from None
     step = resolve_step("write_raw_pb", "<raw>", step)
-    writer.submit(_as_is, (serialized_summary,), time.time(), step)
+    writer.submit(event_of_summary, (bytes, serialized_summary), time.time(), step)
     return True
 
 

@@ -16,7 +16,8 @@ import pytest
 
 import summarylib as sl
 from summarylib.reader import ReadStatus, iter_events
-from summarylib.writer.engine import RAW_EVENT, Engine, WriterError
+from summarylib.writer.engine import Engine, WriterError
+from summarylib.writer.event_codec import raw_event
 from summarylib.writer.event_file import EventFile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -343,7 +344,7 @@ def test_close_with_a_stuck_worker_gives_up_in_bounded_time(logdir):
     os.makedirs(logdir)
     stuck = StuckFile(logdir)
     engine = Engine("stuck", stuck, max_queue=1)
-    engine.submit(RAW_EVENT, b"", 0, 0)
+    engine.submit(raw_event, (b"",), 0, 0)
     with pytest.raises(WriterError, match=r"no progress for 0\.5 s"):
         engine.close(timeout=0.5)
     stuck.release.set()

@@ -30,13 +30,15 @@ def test_summary_event_matches_protobuf(wall_time, step, summary_tags):
     assert summary_event(wall_time, step, summary.SerializeToString()) == expected.SerializeToString()
 
 
-@given(tags, st.floats(width=32) | st.floats(), descriptions)
-def test_scalar_summary_matches_protobuf(tag, value, description):
-    expected = summary_pb2.Summary()
-    item = expected.value.add(tag=tag)
+@given(st.floats(allow_nan=False), int64s, tags, st.floats(width=32) | st.floats(), descriptions)
+def test_scalar_event_matches_protobuf(wall_time, step, tag, value, description):
+    expected = event_pb2.Event(wall_time=wall_time, step=step)
+    item = expected.summary.value.add(tag=tag)
     item.tensor.CopyFrom(scalar_encoding.tensor(value))
     item.metadata.CopyFrom(scalar_encoding.create_metadata(description))
-    assert scalar_encoding.scalar_summary(tag, value, description) == expected.SerializeToString()
+    assert (
+        scalar_encoding.scalar_event(wall_time, step, tag, value, description) == expected.SerializeToString()
+    )
 
 
 def test_float32_overflow_becomes_infinity_like_a_cast():

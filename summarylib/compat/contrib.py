@@ -37,6 +37,7 @@ from summarylib.ops import image as image_encoding
 from summarylib.ops.convert import as_float
 from summarylib.summary_ops import flush, recording_writer
 from summarylib.writer.context import Condition, coerce_step, evaluate, resolve_step
+from summarylib.writer.event_codec import event_of_summary
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 
 __all__ = [
@@ -202,7 +203,7 @@ def _write(
     if step is None and _global_step is not None:
         step = _global_step.value()
     nbytes = sum(arg.nbytes for arg in args if isinstance(arg, np.ndarray))
-    writer.submit(make_summary, args, time.time(), resolve_step(op, tag, step), nbytes)
+    writer.submit(event_of_summary, (make_summary, *args), time.time(), resolve_step(op, tag, step), nbytes)
     return True
 
 

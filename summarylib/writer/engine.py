@@ -7,11 +7,10 @@ spend their time in numpy, zlib or PNG code release the GIL, so this work runs o
 second core while the training loop goes on. A flush is a marker in the same queue, so
 it returns only after everything queued before it.
 
-Queue items are `(make_summary, args, wall_time, step, nbytes)`: the worker calls
-`make_summary(*args)` for the serialized Summary; `nbytes` is the size of the arrays the
-item holds (0 for small items). Two markers reuse the shape: `(RAW_EVENT, event_bytes,
-0, 0, 0)` writes an already serialized Event, and `(FLUSH, (fsync, done), 0, 0, 0)`
-completes a flush.
+Queue items are `(make_event, args, wall_time, step, nbytes)`: the worker calls
+`make_event(wall_time, step, *args)` for the serialized Event (see event_codec);
+`nbytes` is the size of the arrays the item holds (0 for small items). A flush is the
+marker `(FLUSH, (fsync, done), 0, 0, 0)`.
 
 The queue is bounded in bytes: every item counts ITEM_BYTES plus its arrays. A caller
 that finds it full waits for the worker; nothing is dropped.
@@ -25,15 +24,12 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from summarylib.writer import records
-from summarylib.writer.event_codec import summary_event
 from summarylib.writer.event_file import EventFile
 
 log = logging.getLogger("summarylib")
 
-RAW_EVENT = object()
 FLUSH = object()
 
 # Pending events that make the worker write without waiting for its timer.
@@ -108,11 +104,12 @@ class Engine:
     # Caller's side -------------------------------------------------------------------
 
     def submit(
-        self, make_summary: Callable[..., bytes], args: Any, wall_time: float, step: int, nbytes: int = 0
+        self, make_event: Callable[..., bytes], args: tuple, wall_time: float, step: int, nbytes: int = 0
     ) -> None:
-        """Queue one summary event; waits only while the queue is at its bound."""
+        """Queue one event, `make_event(wall_time, step, *args)`; waits only while the
+        queue is at its bound."""
         queue = self.queue
-        queue.append((make_summary, args, wall_time, step, nbytes))
+        queue.append((make_event, args, wall_time, step, nbytes))
         if nbytes:
             with self._array_bytes_lock:
                 self._array_bytes += nbytes
@@ -239,18 +236,15 @@ class Engine:
         size = 0
         count = 0
         while queue:
-            make_summary, args, wall_time, step, nbytes = queue.popleft()
-            if make_summary is FLUSH:
+            make_event, args, wall_time, step, nbytes = queue.popleft()
+            if make_event is FLUSH:
                 self._write(parts, count)
                 parts, size, count = [], 0, 0
                 self._complete_flush(*args)
                 continue
             self._dequeued += 1
             try:
-                if make_summary is RAW_EVENT:
-                    event = args
-                else:
-                    event = summary_event(wall_time, step, make_summary(*args))
+                event = make_event(wall_time, step, *args)
             except Exception as error:  # an encoder bug must not kill the worker
                 self._record_error(error)
                 continue

@@ -1,5 +1,9 @@
 """Serialize Event records around an already serialized Summary, without building protos.
 
+The writer's queue holds event makers: `make_event(wall_time, step, *args)` returns a
+serialized Event. Ops with a Summary use `event_of_summary`; the scalar op, the most
+frequent, makes its whole event from cached bytes (summarylib.ops.scalar).
+
 An event is written for every logged value, so this is the writer's hot path: the bytes
 are laid out by hand in protobuf wire format, fields in number order as protobuf itself
 writes them, so a parse and re-serialization gives the same bytes
@@ -10,6 +14,8 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable
+from typing import Any
 
 _WALL_TIME = struct.Struct("<Bd")  # field 1 (fixed64) key, then the double
 _STEP_KEY = b"\x10"  # field 2, varint
@@ -43,14 +49,28 @@ def length_delimited(field_key: bytes, payload: bytes) -> bytes:
 _SUMMARY_HEADS = [_SUMMARY_KEY + varint(n) for n in range(1 << 12)]
 
 
+def event_head(wall_time: float, step: int) -> bytes:
+    """The wall_time and step fields of an Event; proto3 omits zero values (but writes
+    -0.0, as protobuf does)."""
+    if wall_time or math.copysign(1.0, wall_time) < 0:
+        if step:
+            return _WALL_TIME.pack(9, wall_time) + _STEP_KEY + varint(step)
+        return _WALL_TIME.pack(9, wall_time)
+    return _STEP_KEY + varint(step) if step else b""
+
+
 def summary_event(wall_time: float, step: int, summary: bytes) -> bytes:
-    """Serialized `Event{wall_time, step, summary}`; proto3 omits zero wall_time and step."""
+    """Serialized `Event{wall_time, step, summary}`."""
     size = len(summary)
     head = _SUMMARY_HEADS[size] if size < 4096 else _SUMMARY_KEY + varint(size)
-    if wall_time or math.copysign(1.0, wall_time) < 0:  # -0.0 is written, as protobuf does
-        if step:
-            return b"".join((_WALL_TIME.pack(9, wall_time), _STEP_KEY, varint(step), head, summary))
-        return b"".join((_WALL_TIME.pack(9, wall_time), head, summary))
-    if step:
-        return b"".join((_STEP_KEY, varint(step), head, summary))
-    return head + summary
+    return b"".join((event_head(wall_time, step), head, summary))
+
+
+def event_of_summary(wall_time: float, step: int, make_summary: Callable[..., bytes], *args: Any) -> bytes:
+    """The Event of the Summary `make_summary(*args)` makes: the event maker of most ops."""
+    return summary_event(wall_time, step, make_summary(*args))
+
+
+def raw_event(wall_time: float, step: int, event: bytes) -> bytes:
+    """An already serialized Event, as it is: the event maker of write_event."""
+    return event

@@ -15,10 +15,10 @@ from summarylib.writer.engine import (
     DEFAULT_FLUSH_MILLIS,
     DEFAULT_MAX_QUEUE,
     DEFAULT_MAX_QUEUE_BYTES,
-    RAW_EVENT,
     Engine,
     WriterStats,
 )
+from summarylib.writer.event_codec import raw_event
 from summarylib.writer.event_file import EventFile, FileNames, v2_file_names
 
 
@@ -122,7 +122,7 @@ class SummaryWriter:
 
     def write_event(self, event: bytes) -> None:
         """Queue an already serialized Event (session logs, graphs, v1 events)."""
-        self.submit(RAW_EVENT, event, 0, 0)
+        self.submit(raw_event, (event,), 0, 0)
 
     def _submit_after_close(self, *item: Any) -> None:
         self._check_open("an op wrote")
