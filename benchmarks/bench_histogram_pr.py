@@ -18,7 +18,7 @@ import argparse
 from collections.abc import Callable
 
 import numpy as np
-from common import Timing, available, best_of, clock, print_table
+from common import Timing, clock, compare
 
 BUCKETS = 30
 THRESHOLDS = 201
@@ -35,41 +35,6 @@ def pr_data(predictions: int) -> tuple[np.ndarray, np.ndarray]:
     labels = rng.random(predictions) < 0.4
     scores = (0.5 * rng.random(predictions) + 0.5 * labels).astype(np.float32)
     return labels, scores
-
-
-def summarylib_run(calls: int, log: Callable[[int], None]) -> Callable[[str], Timing]:
-    """Time `log(step)` for each step under a summarylib writer, then its close."""
-
-    def run(logdir: str) -> Timing:
-        import summarylib as sl
-
-        start = clock()
-        writer = sl.create_file_writer(logdir)
-        with writer.as_default():
-            for step in range(calls):
-                log(step)
-            logged = clock()  # before leaving the block, which flushes
-        writer.close()
-        return Timing(logged - start, clock() - start)
-
-    return run
-
-
-def torch_style_run(module: str, calls: int, method: str, *args, **kwargs) -> Callable[[str], Timing]:
-    """Time `writer.<method>(tag, *args, step, **kwargs)` under a tensorboardX-style writer."""
-
-    def run(logdir: str) -> Timing:
-        writer_class = __import__(module, fromlist=["SummaryWriter"]).SummaryWriter
-        start = clock()
-        writer = writer_class(logdir)
-        log = getattr(writer, method)
-        for step in range(calls):
-            log("x", *args, step, **kwargs)
-        logged = clock()
-        writer.close()
-        return Timing(logged - start, clock() - start)
-
-    return run
 
 
 def numpy_anchor_run(calls: int, data: np.ndarray) -> Callable[[str], Timing]:
@@ -98,19 +63,14 @@ def bench_histogram(calls: int, repeats: int, values: int) -> None:
     import summarylib as sl
 
     data = histogram_data(values)
-    rows = {
-        "summarylib": best_of(
-            repeats, summarylib_run(calls, lambda step: sl.histogram("x", data, step=step, buckets=BUCKETS))
-        ),
-        "numpy min/max/bincount anchor": best_of(repeats, numpy_anchor_run(calls, data)),
-    }
-    if available("tensorboardX"):
-        rows["tensorboardX"] = best_of(repeats, torch_style_run("tensorboardX", calls, "add_histogram", data))
-    if available("torch") and available("tensorboard"):
-        rows["torch.utils.tensorboard"] = best_of(
-            repeats, torch_style_run("torch.utils.tensorboard", calls, "add_histogram", data)
-        )
-    print_table(f"histogram of {values:,} float32 values", calls, rows, unit="ms")
+    rows = compare(
+        f"histogram of {values:,} float32 values",
+        calls,
+        repeats,
+        lambda step: sl.histogram("x", data, step=step, buckets=BUCKETS),
+        lambda writer, step: writer.add_histogram("x", data, step),
+        anchors={"numpy min/max/bincount anchor": numpy_anchor_run(calls, data)},
+    )
     print()
     print_goal(rows, "tensorboardX", "goal: at least 7")
     print_goal(rows, "numpy min/max/bincount anchor", "goal: at least 0.5")
@@ -120,25 +80,13 @@ def bench_pr_curve(calls: int, repeats: int, predictions: int) -> None:
     import summarylib as sl
 
     labels, scores = pr_data(predictions)
-    rows = {
-        "summarylib": best_of(
-            repeats,
-            summarylib_run(
-                calls, lambda step: sl.pr_curve("x", labels, scores, step=step, num_thresholds=THRESHOLDS)
-            ),
-        )
-    }
-    kwargs = {"num_thresholds": THRESHOLDS}
-    if available("tensorboardX"):
-        rows["tensorboardX"] = best_of(
-            repeats, torch_style_run("tensorboardX", calls, "add_pr_curve", labels, scores, **kwargs)
-        )
-    if available("torch") and available("tensorboard"):
-        rows["torch.utils.tensorboard"] = best_of(
-            repeats,
-            torch_style_run("torch.utils.tensorboard", calls, "add_pr_curve", labels, scores, **kwargs),
-        )
-    print_table(f"PR curve of {predictions:,} predictions, {THRESHOLDS} thresholds", calls, rows, unit="ms")
+    rows = compare(
+        f"PR curve of {predictions:,} predictions, {THRESHOLDS} thresholds",
+        calls,
+        repeats,
+        lambda step: sl.pr_curve("x", labels, scores, step=step, num_thresholds=THRESHOLDS),
+        lambda writer, step: writer.add_pr_curve("x", labels, scores, step, num_thresholds=THRESHOLDS),
+    )
     print()
     print_goal(rows, "torch.utils.tensorboard", "goal: at least 1.5")
 

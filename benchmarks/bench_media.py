@@ -11,10 +11,9 @@ Compare ratios, not absolute times.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
 import numpy as np
-from common import Timing, available, best_of, clock, print_table
+from common import compare
 
 SAMPLE_RATE = 44100
 
@@ -32,48 +31,6 @@ def smooth_images() -> np.ndarray:
 def one_second_of_audio() -> np.ndarray:
     t = np.arange(SAMPLE_RATE) / SAMPLE_RATE
     return (0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
-
-
-def summarylib_run(calls: int, log: Callable[[int], None]):
-    import summarylib as sl
-
-    def run(logdir: str) -> Timing:
-        start = clock()
-        writer = sl.create_file_writer(logdir)
-        with writer.as_default():
-            for step in range(calls):
-                log(step)
-            logged = clock()  # before leaving the block, which flushes
-        writer.close()
-        return Timing(logged - start, clock() - start)
-
-    return run
-
-
-def torch_style_run(module: str, calls: int, log: Callable[[object, int], None]):
-    def run(logdir: str) -> Timing:
-        writer_class = __import__(module, fromlist=["SummaryWriter"]).SummaryWriter
-        start = clock()
-        writer = writer_class(logdir)
-        for step in range(calls):
-            log(writer, step)
-        logged = clock()
-        writer.close()
-        return Timing(logged - start, clock() - start)
-
-    return run
-
-
-def compare(title: str, calls: int, repeats: int, ours: Callable[[int], None], theirs) -> None:
-    """One table: summarylib's `ours(step)` against `theirs(writer, step)` in each contender."""
-    rows = {"summarylib": best_of(repeats, summarylib_run(calls, ours))}
-    if available("tensorboardX"):
-        rows["tensorboardX"] = best_of(repeats, torch_style_run("tensorboardX", calls, theirs))
-    if available("torch") and available("tensorboard"):
-        rows["torch.utils.tensorboard"] = best_of(
-            repeats, torch_style_run("torch.utils.tensorboard", calls, theirs)
-        )
-    print_table(title, calls, rows, unit="ms")
 
 
 def main() -> None:

@@ -3,11 +3,13 @@ repeated, and the best repetition counts (the least disturbed by a noisy machine
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass
@@ -37,6 +39,62 @@ def best_of(repeats: int, run: Callable[[str], Timing]) -> Timing:
 
 def clock() -> float:
     return time.perf_counter()
+
+
+def summarylib_run(calls: int, log: Callable[[int], None]) -> Callable[[str], Timing]:
+    """Time `log(step)` for each step under a default summarylib writer, then its close."""
+
+    def run(logdir: str) -> Timing:
+        import summarylib as sl
+
+        start = clock()
+        writer = sl.create_file_writer(logdir)
+        with writer.as_default():
+            for step in range(calls):
+                log(step)
+            logged = clock()  # before leaving the block, which flushes
+        writer.close()
+        return Timing(logged - start, clock() - start)
+
+    return run
+
+
+def writer_run(module: str, calls: int, log: Callable[[Any, int], None]) -> Callable[[str], Timing]:
+    """Time `log(writer, step)` for each step with `module.SummaryWriter` (tensorboardX or
+    torch.utils.tensorboard), then its close."""
+
+    def run(logdir: str) -> Timing:
+        writer_class = importlib.import_module(module).SummaryWriter
+        start = clock()
+        writer = writer_class(logdir)
+        for step in range(calls):
+            log(writer, step)
+        logged = clock()
+        writer.close()
+        return Timing(logged - start, clock() - start)
+
+    return run
+
+
+def compare(
+    title: str,
+    calls: int,
+    repeats: int,
+    ours: Callable[[int], None],
+    theirs: Callable[[Any, int], None],
+    anchors: dict[str, Callable[[str], Timing]] | None = None,
+    unit: str = "ms",
+) -> dict[str, Timing]:
+    """Print one table: summarylib's `ours(step)` against `theirs(writer, step)` in each
+    installed contender (and any anchors); returns the timings."""
+    rows = {"summarylib": best_of(repeats, summarylib_run(calls, ours))}
+    for name, run in (anchors or {}).items():
+        rows[name] = best_of(repeats, run)
+    for module in ("tensorboardX", "torch.utils.tensorboard"):
+        if available(module.split(".")[0]) and available("tensorboard"):
+            rows[module] = best_of(repeats, writer_run(module, calls, theirs))
+    print_table(title, calls, rows, unit=unit)
+    return rows
 
 
 _UNITS = {"µs": 1e6, "ms": 1e3}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -89,17 +90,22 @@ def _queue(
     return True
 
 
+def _log(op: str, name: str, step: Any, encoding: ModuleType, *options: Any) -> bool:
+    """The body of the array ops: if recording, check the name, `encoding.prepare(tag,
+    *options)` on this thread, and queue `encoding.summary` of its result."""
+    writer = recording_writer()
+    if writer is None:
+        return False
+    tag = check_name(op, name)
+    return _queue(writer, op, tag, step, encoding.summary, encoding.prepare(tag, *options))
+
+
 def histogram(
     name: str, data: Any, step: Any = None, buckets: int | None = None, description: str | None = None
 ) -> bool:
     """Write a histogram of `data` for TensorBoard's histograms and distributions
     dashboards, as `tf.summary.histogram` does (see summarylib.ops.histogram)."""
-    writer = recording_writer()
-    if writer is None:
-        return False
-    tag = check_name("histogram", name)
-    args = histogram_encoding.prepare(tag, data, buckets, description)
-    return _queue(writer, "histogram", tag, step, histogram_encoding.summary, args)
+    return _log("histogram", name, step, histogram_encoding, data, buckets, description)
 
 
 def image(
@@ -107,12 +113,7 @@ def image(
 ) -> bool:
     """Write up to `max_outputs` images of a `[k, h, w, c]` batch as PNGs for TensorBoard's
     images dashboard, as `tf.summary.image` does (see summarylib.ops.image)."""
-    writer = recording_writer()
-    if writer is None:
-        return False
-    tag = check_name("image", name)
-    args = image_encoding.prepare(tag, data, max_outputs, description)
-    return _queue(writer, "image", tag, step, image_encoding.summary, args)
+    return _log("image", name, step, image_encoding, data, max_outputs, description)
 
 
 def audio(
@@ -126,23 +127,13 @@ def audio(
 ) -> bool:
     """Write up to `max_outputs` clips of a `[k, t, c]` batch as WAV for TensorBoard's
     audio dashboard, as `tf.summary.audio` does (see summarylib.ops.audio)."""
-    writer = recording_writer()
-    if writer is None:
-        return False
-    tag = check_name("audio", name)
-    args = audio_encoding.prepare(tag, data, sample_rate, max_outputs, encoding, description)
-    return _queue(writer, "audio", tag, step, audio_encoding.summary, args)
+    return _log("audio", name, step, audio_encoding, data, sample_rate, max_outputs, encoding, description)
 
 
 def text(name: str, data: Any, step: Any = None, description: str | None = None) -> bool:
     """Write a string or an array of strings for TensorBoard's text dashboard (Markdown),
     as `tf.summary.text` does (see summarylib.ops.text)."""
-    writer = recording_writer()
-    if writer is None:
-        return False
-    tag = check_name("text", name)
-    args = text_encoding.prepare(tag, data, description)
-    return _queue(writer, "text", tag, step, text_encoding.summary, args)
+    return _log("text", name, step, text_encoding, data, description)
 
 
 def pr_curve(
@@ -156,12 +147,9 @@ def pr_curve(
 ) -> bool:
     """Write a precision-recall curve for TensorBoard's PR curves dashboard
     (see summarylib.ops.pr_curve; TensorFlow 2 has no such op)."""
-    writer = recording_writer()
-    if writer is None:
-        return False
-    tag = check_name("pr_curve", name)
-    args = pr_curve_encoding.prepare(tag, labels, predictions, num_thresholds, weights, description)
-    return _queue(writer, "pr_curve", tag, step, pr_curve_encoding.summary, args)
+    return _log(
+        "pr_curve", name, step, pr_curve_encoding, labels, predictions, num_thresholds, weights, description
+    )
 
 
 def write(

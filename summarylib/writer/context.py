@@ -54,6 +54,20 @@ def coerce_step(step: Any, where: str = "step") -> int:
     return value
 
 
+@contextlib.contextmanager
+def defaults(writer: SummaryWriter | None, step: Any = None) -> Iterator[None]:
+    """Make `writer` (and `step`, unless None) the defaults inside the block; restore the
+    previous ones on the way out."""
+    step_token = None if step is None else default_step.set(coerce_step(step))
+    writer_token = default_writer.set(writer)
+    try:
+        yield
+    finally:
+        default_writer.reset(writer_token)
+        if step_token is not None:
+            default_step.reset(step_token)
+
+
 def set_step(step: Any) -> None:
     """Set the default step of ops in this thread or task; None clears it."""
     default_step.set(None if step is None else coerce_step(step))

@@ -160,15 +160,11 @@ class SummaryWriter:
         writer is flushed on the way out, also when an exception unwinds the block.
         """
         self._check_open("as_default()")
-        step_token = None if step is None else context.default_step.set(context.coerce_step(step))
-        writer_token = context.default_writer.set(self)
-        try:
-            yield self
-        finally:
-            context.default_writer.reset(writer_token)
-            if step_token is not None:
-                context.default_step.reset(step_token)
-            self.flush()
+        with context.defaults(self, step):
+            try:
+                yield self
+            finally:
+                self.flush()
 
     def set_as_default(self, step: Any = None) -> None:
         """Make this the default writer of this thread or task until another is set."""
@@ -232,14 +228,8 @@ class NoopSummaryWriter:
     @contextlib.contextmanager
     def as_default(self, step: Any = None) -> Iterator[NoopSummaryWriter]:
         """Make no writer the default inside the block, so ops are no-ops."""
-        step_token = None if step is None else context.default_step.set(context.coerce_step(step))
-        writer_token = context.default_writer.set(None)
-        try:
+        with context.defaults(None, step):
             yield self
-        finally:
-            context.default_writer.reset(writer_token)
-            if step_token is not None:
-                context.default_step.reset(step_token)
 
     def set_as_default(self, step: Any = None) -> None:
         """Make no writer the default of this thread or task."""
