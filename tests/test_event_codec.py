@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from summarylib.ops import scalar as scalar_encoding
@@ -46,3 +46,35 @@ def test_float32_overflow_becomes_infinity_like_a_cast():
         with np.errstate(over="ignore"):
             expected = np.array(value, dtype="<f4").tobytes()
         assert scalar_encoding.float32_bytes(value) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(allow_nan=False, min_value=-1e12, max_value=1e12),
+            int64s,
+            st.sampled_from(["loss", "acc", "ünï/tag"]),
+            st.floats(allow_nan=False) | st.floats(width=32, allow_nan=False),
+            st.sampled_from([None, "described"]),
+        ),
+        min_size=1,
+        max_size=60,
+    )
+)
+def test_batched_scalar_events_equal_one_by_one_and_keep_each_tags_order(items):
+    batch = [(wall, step, (tag, value, description)) for wall, step, tag, value, description in items]
+    rows = scalar_encoding.scalar_events(batch)
+    events = [row.tobytes() for group in rows for row in group]
+    expected = [scalar_encoding.scalar_event(w, s, *args) for w, s, args in batch]
+    assert sorted(events) == sorted(expected)
+    for tag in {args[0] for _, _, args in batch}:
+        mine = [e for e in events if event_pb2.Event.FromString(e).summary.value[0].tag == tag]
+        theirs = [e for e in expected if event_pb2.Event.FromString(e).summary.value[0].tag == tag]
+        assert mine == theirs
+
+
+def test_batched_float32_overflow_and_nan_match_one_by_one():
+    batch = [(1.5, 7, ("x", value, None)) for value in (1e39, -1e39, math.nan, math.inf, 3.4028235e38)]
+    events = [row.tobytes() for group in scalar_encoding.scalar_events(batch) for row in group]
+    assert events == [scalar_encoding.scalar_event(w, s, *args) for w, s, args in batch]

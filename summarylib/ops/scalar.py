@@ -9,11 +9,14 @@ around per-tag bytes built once with the generated code.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import struct
 
+import numpy as np
+
 from summarylib.proto import summary_pb2, tensor_pb2, types_pb2
-from summarylib.writer.event_codec import event_head, length_delimited, varint
+from summarylib.writer.event_codec import BATCH_MAKERS, event_head, length_delimited, varint
 
 PLUGIN_NAME = "scalars"
 
@@ -73,3 +76,79 @@ def scalar_event(wall_time: float, step: int, tag: str, value: float, descriptio
         step_bytes = bytes((step,)) if step < 0x80 else varint(step)
         return b"".join((_WALL_TIME.pack(9, wall_time), b"\x10", step_bytes, before, packed, after))
     return b"".join((event_head(wall_time, step), before, packed, after))
+
+
+def _varint_lengths(steps: np.ndarray) -> np.ndarray:
+    """Bytes of each positive step's varint."""
+    lengths = np.ones(steps.shape, np.int64)
+    for shift in range(7, 63, 7):
+        lengths += steps >= (1 << shift)
+    return lengths
+
+
+def _event_rows(
+    walls: np.ndarray, steps: np.ndarray, values: np.ndarray, varint_length: int, before: bytes, after: bytes
+) -> np.ndarray:
+    """Scalar events of one tag whose steps' varints have one length, as uint8 rows: the
+    bytes of scalar_event, laid out column by column."""
+    count = len(walls)
+    step_end = 10 + varint_length
+    value_start = step_end + len(before)
+    rows = np.empty((count, value_start + 4 + len(after)), np.uint8)
+    rows[:, 0] = 0x09
+    rows[:, 1:9] = walls.astype("<f8").view(np.uint8).reshape(count, 8)
+    rows[:, 9] = 0x10
+    for index in range(varint_length):
+        digit = (steps >> (7 * index)) & 0x7F
+        rows[:, 10 + index] = digit | (0x80 if index < varint_length - 1 else 0)
+    rows[:, step_end:value_start] = np.frombuffer(before, np.uint8)
+    with np.errstate(over="ignore"):  # beyond float32: ±inf, as a float32 cast gives
+        rows[:, value_start : value_start + 4] = values.astype("<f4").view(np.uint8).reshape(count, 4)
+    rows[:, value_start + 4 :] = np.frombuffer(after, np.uint8)
+    return rows
+
+
+def scalar_events(items: list[tuple[float, int, tuple[str, float, str | None]]]) -> list[np.ndarray]:
+    """Many scalar events at once (the batch form of scalar_event): rows of identical
+    bytes, the events of each tag in queue order."""
+    by_tag: dict[str, tuple[list, list, list, list]] = {}
+    for wall_time, step, (tag, value, description) in items:
+        columns = by_tag.get(tag)
+        if columns is None:
+            columns = by_tag[tag] = ([], [], [], [])
+        columns[0].append(wall_time)
+        columns[1].append(step)
+        columns[2].append(value)
+        columns[3].append(description)
+    groups = []
+    for tag, (walls, steps, values, descriptions) in by_tag.items():
+        groups += _tag_rows(tag, walls, steps, values, descriptions)
+    return groups
+
+
+def _tag_rows(tag: str, walls: list, steps: list, values: list, descriptions: list) -> list[np.ndarray]:
+    """The events of one tag, in order, as arrays of rows: one per stretch of equal
+    description and step varint length."""
+    walls_array = np.array(walls, np.float64)
+    steps_array = np.array(steps, np.int64)
+    values_array = np.array(values, np.float64)
+    lengths = np.where((walls_array > 0) & (steps_array > 0), _varint_lengths(steps_array), 0)
+    changes = set((np.flatnonzero(np.diff(lengths)) + 1).tolist())
+    changes.update(i for i in range(1, len(descriptions)) if descriptions[i] != descriptions[i - 1])
+    rows = []
+    for start, end in itertools.pairwise([0, *sorted(changes), len(lengths)]):
+        length, description = int(lengths[start]), descriptions[start]
+        if length:
+            before, after = _around_value(tag, description)
+            part = slice(start, end)
+            rows.append(
+                _event_rows(walls_array[part], steps_array[part], values_array[part], length, before, after)
+            )
+            continue
+        for index in range(start, end):  # zero or negative steps or wall times: one by one
+            event = scalar_event(walls[index], steps[index], tag, values[index], description)
+            rows.append(np.frombuffer(event, np.uint8).reshape(1, -1))
+    return rows
+
+
+BATCH_MAKERS[scalar_event] = scalar_events

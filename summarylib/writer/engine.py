@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from summarylib.writer import records
+from summarylib.writer.event_codec import BATCH_MAKERS
 from summarylib.writer.event_file import EventFile
 
 log = logging.getLogger("summarylib")
@@ -44,6 +45,8 @@ DEFAULT_MAX_QUEUE_BYTES = 64 << 20
 ITEM_BYTES = 256
 # Bytes gathered before one write to the OS.
 _WRITE_CHUNK = 1 << 20
+# Items of one batch-capable maker encoded at once, at most.
+_MAX_RUN = 1 << 16
 # How long close() waits for a worker that makes no progress.
 DEFAULT_CLOSE_TIMEOUT = 30.0
 
@@ -63,6 +66,32 @@ class WriterStats:
     errors: int
     last_error: str | None
     path: str
+
+
+class _Output:
+    """Framed records gathered by the worker, written to the OS in chunks of about
+    _WRITE_CHUNK bytes."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._count = 0
+
+    def add(self, framed: bytes, count: int) -> None:
+        """Add `count` framed records; write when a chunk is full."""
+        self._parts.append(framed)
+        self._size += len(framed)
+        self._count += count
+        if self._size >= _WRITE_CHUNK:
+            self.write()
+
+    def write(self) -> None:
+        """Hand what was gathered to the OS."""
+        if self._parts:
+            self._engine.write_records(self._parts, self._count)
+            self._parts, self._size, self._count = [], 0, 0
+            self._engine.room_made.set()
 
 
 class Engine:
@@ -86,7 +115,7 @@ class Engine:
         self._flush_secs = flush_millis / 1000.0
         self._framer = records.Framer()
         self._wake = threading.Event()
-        self._room_made = threading.Event()  # set when the worker frees queue room
+        self.room_made = threading.Event()  # set when the worker frees queue room
         self._array_bytes_lock = threading.Lock()
         self._array_bytes = 0  # bytes of the arrays that queued items hold
         self._stopping = False
@@ -129,9 +158,9 @@ class Engine:
         if (len(self.queue) >= self.max_queue or pending > self.max_queue_bytes) and not self._wake.is_set():
             self._wake.set()
         while self.pending_bytes() > self.max_queue_bytes and self._thread.is_alive():
-            self._room_made.clear()
+            self.room_made.clear()
             self._wake.set()
-            self._room_made.wait(0.05)
+            self.room_made.wait(0.05)
 
     def _warn_once(self) -> None:
         self.warn_pending = False
@@ -225,45 +254,58 @@ class Engine:
                 self._drain()
             except Exception as error:  # a bug here must cost events, not the writer
                 self._record_error(error)
-            self._room_made.set()
+            self.room_made.set()
             if self._stopping and not self.queue:
                 return
 
     def _drain(self) -> None:
+        """Encode, frame and write everything queued. Consecutive items of one batch-capable
+        maker (scalars) are encoded together with numpy; the rest one by one."""
         queue = self.queue
-        append_record = self._framer.append
-        parts: list[bytes] = []
-        size = 0
-        count = 0
+        output = _Output(self)
+        run: list[tuple[float, int, tuple]] = []
+        run_maker = None
         while queue:
             make_event, args, wall_time, step, nbytes = queue.popleft()
             if make_event is FLUSH:
-                self._write(parts, count)
-                parts, size, count = [], 0, 0
+                self._encode_run(run_maker, run, output)
+                run = []
+                output.write()
                 self._complete_flush(*args)
                 continue
             self._dequeued += 1
+            if make_event in BATCH_MAKERS:
+                if make_event is not run_maker or len(run) >= _MAX_RUN:
+                    self._encode_run(run_maker, run, output)
+                    run, run_maker = [], make_event
+                run.append((wall_time, step, args))
+                continue
+            if run:
+                self._encode_run(run_maker, run, output)
+                run = []
             try:
-                event = make_event(wall_time, step, *args)
+                output.add(self._framer.frame(make_event(wall_time, step, *args)), 1)
             except Exception as error:  # an encoder bug must not kill the worker
                 self._record_error(error)
-                continue
             finally:
                 if nbytes:
                     with self._array_bytes_lock:
                         self._array_bytes -= nbytes
-                    self._room_made.set()  # a caller waiting for room may go on
-            size += append_record(parts, event)
-            count += 1
-            if size >= _WRITE_CHUNK:
-                self._write(parts, count)
-                parts, size, count = [], 0, 0
-                self._room_made.set()
-        self._write(parts, count)
+                    self.room_made.set()  # a caller waiting for room may go on
+        self._encode_run(run_maker, run, output)
+        output.write()
 
-    def _write(self, parts: list[bytes], count: int) -> None:
-        if not parts:
+    def _encode_run(self, make_event: Callable[..., bytes] | None, run: list, output: _Output) -> None:
+        if not run:
             return
+        try:
+            for rows in BATCH_MAKERS[make_event](run):
+                output.add(records.frame_rows(rows), len(rows))
+        except Exception as error:  # an encoder bug must not kill the worker
+            self._record_error(error)
+
+    def write_records(self, parts: list[bytes], count: int) -> None:
+        """Write framed records (`count` events) to the file; errors are recorded."""
         try:
             replaced = self.file.reopen_if_deleted()
             if replaced:

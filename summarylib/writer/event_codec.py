@@ -74,3 +74,10 @@ def event_of_summary(wall_time: float, step: int, make_summary: Callable[..., by
 def raw_event(wall_time: float, step: int, event: bytes) -> bytes:
     """An already serialized Event, as it is: the event maker of write_event."""
     return event
+
+
+# Event makers that can also make many events at once, vectorized: `encode_many(items)`
+# takes `(wall_time, step, args)` triples in queue order and returns uint8 arrays whose
+# rows are serialized events of one length; the events of each `args[0]` (tag) keep their
+# order. The writer's worker uses it for runs of queued items with one maker.
+BATCH_MAKERS: dict[Callable[..., bytes], Callable[[list[tuple[float, int, tuple]]], list]] = {}
