@@ -2,7 +2,8 @@
 
     python benchmarks/bench_engine.py
 
-- scalar: caller µs per `scalar` call with an explicit step (see also bench_scalar.py);
+- scalar: caller µs per `scalar` call with an explicit step (see also bench_scalar.py),
+  and the writer thread's µs per scalar event, measured alone;
 - image: caller ms per `image` call of 4 images of 256x256x3 uint8, where PNG encoding
   runs on the writer's thread;
 - sustained: steps per second logging one 1000x1000 grayscale image per step until the
@@ -35,6 +36,21 @@ def scalar_caller_us(calls: int = 100_000) -> float:
         for step in range(calls):
             sl.scalar("loss", 0.5, step=step)
         return (clock() - start) / calls * 1e6
+
+
+def scalar_background_us(calls: int = 100_000) -> float:
+    """The writer thread's cost per scalar event (encode, frame, write), alone: events are
+    queued while it sleeps, then timed through one flush."""
+    with tempfile.TemporaryDirectory() as logdir:
+        writer = sl.create_file_writer(logdir, max_queue=10**9, flush_millis=10**9, max_queue_bytes=2**40)
+        with writer.as_default():
+            for step in range(calls):
+                sl.scalar("loss", 0.5, step=step)
+            start = clock()
+            writer.flush()
+            elapsed = clock() - start
+        writer.close()
+        return elapsed / calls * 1e6
 
 
 def image_caller_ms(calls: int = 200) -> float:
@@ -93,6 +109,7 @@ def main() -> None:
     print("| figure | summarylib | target |")
     print("|---|---:|---:|")
     print(f"| scalar, caller µs/call | {scalar_caller_us():.2f} | ≤ 2 |")
+    print(f"| scalar, writer thread µs/event | {scalar_background_us():.2f} | |")
     print(f"| image 4x256x256x3, caller ms/call | {image_caller_ms():.2f} | ≤ 1 |")
     print(f"| 1000x1000 gray image per step, steps/s | {sustained_steps_per_second():.0f} | ≥ 20 |")
     print(f"| 1M scalars, peak RSS growth MiB | {growth:.0f} | ≤ queue bound {bound:.0f} + small |")
