@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from summarylib.ops import scalar as scalar_encoding
 from summarylib.proto import event_pb2, summary_pb2
+from summarylib.writer import records
 from summarylib.writer.event_codec import summary_event, varint
 
 int64s = st.integers(-(2**63), 2**63 - 1)
@@ -62,19 +63,22 @@ def test_float32_overflow_becomes_infinity_like_a_cast():
         max_size=60,
     )
 )
-def test_batched_scalar_events_equal_one_by_one_and_keep_each_tags_order(items):
+def test_batched_scalar_events_equal_one_by_one_in_queue_order(items):
     batch = [(wall, step, (tag, value, description)) for wall, step, tag, value, description in items]
-    rows = scalar_encoding.scalar_events(batch)
-    events = [row.tobytes() for group in rows for row in group]
-    expected = [scalar_encoding.scalar_event(w, s, *args) for w, s, args in batch]
-    assert sorted(events) == sorted(expected)
-    for tag in {args[0] for _, _, args in batch}:
-        mine = [e for e in events if event_pb2.Event.FromString(e).summary.value[0].tag == tag]
-        theirs = [e for e in expected if event_pb2.Event.FromString(e).summary.value[0].tag == tag]
-        assert mine == theirs
+    framed = [
+        (positions, records.frame_rows(rows)) for positions, rows in scalar_encoding.scalar_events(batch)
+    ]
+    expected = b"".join(records.frame(scalar_encoding.scalar_event(w, s, *args)) for w, s, args in batch)
+    assert records.interleave(framed, len(batch)) == expected
 
 
 def test_batched_float32_overflow_and_nan_match_one_by_one():
     batch = [(1.5, 7, ("x", value, None)) for value in (1e39, -1e39, math.nan, math.inf, 3.4028235e38)]
-    events = [row.tobytes() for group in scalar_encoding.scalar_events(batch) for row in group]
-    assert events == [scalar_encoding.scalar_event(w, s, *args) for w, s, args in batch]
+    events = {
+        int(p): row.tobytes()
+        for ps, rows in scalar_encoding.scalar_events(batch)
+        for p, row in zip(ps, rows, strict=True)
+    }
+    assert [events[p] for p in range(len(batch))] == [
+        scalar_encoding.scalar_event(w, s, *args) for w, s, args in batch
+    ]

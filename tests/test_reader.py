@@ -17,7 +17,6 @@ import soundfile
 from PIL import Image
 
 import summarylib as sl
-from summarylib import reader
 from summarylib.decoding import Audio, Images, PrCurve, decode_value, tensor_array
 from summarylib.proto import event_pb2, histogram_pb2, plugin_data_pb2, summary_pb2, tensor_pb2, types_pb2
 from summarylib.reader import (
@@ -33,7 +32,8 @@ from summarylib.reader import (
     iter_values,
     load_table,
 )
-from summarylib.writer import records
+from summarylib.reading import file_scan
+from summarylib.writer import batch_crc, records
 
 LEGACY_PLUGINS = {"simple_value": "scalars", "histo": "histograms", "image": "images", "audio": "audio"}
 
@@ -223,7 +223,7 @@ def test_scan_in_small_chunks_reads_the_same_records(tmp_path):
     whole = list(iter_records(path))
     for chunk_size in (64, 100, 1000):
         status = ReadStatus()
-        chunks = list(reader._scan(path, status, chunk_size=chunk_size))
+        chunks = list(file_scan.scan(path, status, chunk_size=chunk_size))
         assert [chunk.payload(i) for chunk in chunks for i in range(len(chunk))] == whole
         assert status.next_offset == os.path.getsize(path) and not status.problems
 
@@ -575,19 +575,19 @@ def value_position(path: str, offset: int) -> int:
 def test_resync_finds_a_record_across_windows(sound_file):
     path, offsets = sound_file
     with open(path, "rb") as file:
-        assert reader._resync(file, offsets[3] + 1, os.path.getsize(path), window=32) == offsets[4]
+        assert file_scan.resync(file, offsets[3] + 1, os.path.getsize(path), window=32) == offsets[4]
 
 
 def test_checking_crcs_of_many_records_at_once_matches_crc32c():
     rng = np.random.default_rng(1)
     rows = np.tile(rng.integers(0, 256, 56, dtype=np.uint8), (40, 1))
     rows[:, [3, 17, 50]] = rng.integers(0, 256, (40, 3), dtype=np.uint8)
-    crcs = reader._group_crcs(rows, 53)
+    crcs = batch_crc.row_crcs(rows, 53)
     assert crcs.tolist() == [crc32c.crc32c(row[:53].tobytes()) for row in rows]
     noise = bytearray(rng.integers(0, 256, 300, dtype=np.uint8).tobytes())
     header = records.header(1234)
     noise[77:89] = header
-    assert 77 in reader._header_candidates(noise, len(noise))
+    assert 77 in file_scan.header_candidates(noise, len(noise))
 
 
 # Follow mode -------------------------------------------------------------------------------

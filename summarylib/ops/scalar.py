@@ -108,47 +108,54 @@ def _event_rows(
     return rows
 
 
-def scalar_events(items: list[tuple[float, int, tuple[str, float, str | None]]]) -> list[np.ndarray]:
-    """Many scalar events at once (the batch form of scalar_event): rows of identical
-    bytes, the events of each tag in queue order."""
-    by_tag: dict[str, tuple[list, list, list, list]] = {}
-    for wall_time, step, (tag, value, description) in items:
+def scalar_events(
+    items: list[tuple[float, int, tuple[str, float, str | None]]],
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Many scalar events at once (the batch form of scalar_event): `(positions, rows)`
+    pairs, the rows holding the events of `items[positions]`, byte for byte."""
+    by_tag: dict[str, tuple[list, list, list, list, list]] = {}
+    for position, (wall_time, step, (tag, value, description)) in enumerate(items):
         columns = by_tag.get(tag)
         if columns is None:
-            columns = by_tag[tag] = ([], [], [], [])
-        columns[0].append(wall_time)
-        columns[1].append(step)
-        columns[2].append(value)
-        columns[3].append(description)
+            columns = by_tag[tag] = ([], [], [], [], [])
+        columns[0].append(position)
+        columns[1].append(wall_time)
+        columns[2].append(step)
+        columns[3].append(value)
+        columns[4].append(description)
     groups = []
-    for tag, (walls, steps, values, descriptions) in by_tag.items():
-        groups += _tag_rows(tag, walls, steps, values, descriptions)
+    for tag, columns in by_tag.items():
+        groups += _tag_rows(tag, *columns)
     return groups
 
 
-def _tag_rows(tag: str, walls: list, steps: list, values: list, descriptions: list) -> list[np.ndarray]:
-    """The events of one tag, in order, as arrays of rows: one per stretch of equal
+def _tag_rows(
+    tag: str, positions: list, walls: list, steps: list, values: list, descriptions: list
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The events of one tag as `(positions, rows)`: one pair per stretch of equal
     description and step varint length."""
+    positions_array = np.array(positions, np.intp)
     walls_array = np.array(walls, np.float64)
     steps_array = np.array(steps, np.int64)
     values_array = np.array(values, np.float64)
     lengths = np.where((walls_array > 0) & (steps_array > 0), _varint_lengths(steps_array), 0)
     changes = set((np.flatnonzero(np.diff(lengths)) + 1).tolist())
     changes.update(i for i in range(1, len(descriptions)) if descriptions[i] != descriptions[i - 1])
-    rows = []
+    groups = []
     for start, end in itertools.pairwise([0, *sorted(changes), len(lengths)]):
         length, description = int(lengths[start]), descriptions[start]
         if length:
             before, after = _around_value(tag, description)
             part = slice(start, end)
-            rows.append(
-                _event_rows(walls_array[part], steps_array[part], values_array[part], length, before, after)
+            rows = _event_rows(
+                walls_array[part], steps_array[part], values_array[part], length, before, after
             )
+            groups.append((positions_array[part], rows))
             continue
         for index in range(start, end):  # zero or negative steps or wall times: one by one
             event = scalar_event(walls[index], steps[index], tag, values[index], description)
-            rows.append(np.frombuffer(event, np.uint8).reshape(1, -1))
-    return rows
+            groups.append((positions_array[index : index + 1], np.frombuffer(event, np.uint8).reshape(1, -1)))
+    return groups
 
 
 BATCH_MAKERS[scalar_event] = scalar_events

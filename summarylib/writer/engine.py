@@ -299,8 +299,9 @@ class Engine:
         if not run:
             return
         try:
-            for rows in BATCH_MAKERS[make_event](run):
-                output.add(records.frame_rows(rows), len(rows))
+            groups = BATCH_MAKERS[make_event](run)
+            framed = [(positions, records.frame_rows(rows)) for positions, rows in groups]
+            output.add(records.interleave(framed, len(run)), len(run))
         except Exception as error:  # an encoder bug must not kill the worker
             self._record_error(error)
 

@@ -64,15 +64,30 @@ class Framer:
         return b"".join((head, payload, _CRC.pack(masked_crc32c(payload))))
 
 
-def frame_rows(rows: np.ndarray) -> bytes:
-    """The records of many payloads of one length, given as the rows of a uint8 array."""
+def frame_rows(rows: np.ndarray) -> np.ndarray:
+    """The records of many payloads of one length, given and returned as rows of uint8."""
     count, length = rows.shape
     framed = np.empty((count, HEADER_SIZE + length + FOOTER_SIZE), np.uint8)
     framed[:, :HEADER_SIZE] = np.frombuffer(header(length), np.uint8)
     framed[:, HEADER_SIZE : HEADER_SIZE + length] = rows
     footers = batch_crc.masked(batch_crc.row_crcs(rows)).astype("<u4")
     framed[:, HEADER_SIZE + length :] = footers.view(np.uint8).reshape(count, FOOTER_SIZE)
-    return framed.tobytes()
+    return framed
+
+
+def interleave(groups: list[tuple[np.ndarray, np.ndarray]], count: int) -> bytes:
+    """The rows of `groups`, `(positions, rows)` pairs covering positions 0..count-1 once,
+    as one byte string in position order."""
+    if len(groups) == 1:  # one tag: already in order
+        return groups[0][1].tobytes()
+    sizes = np.zeros(count, np.int64)
+    for positions, rows in groups:
+        sizes[positions] = rows.shape[1]
+    offsets = np.cumsum(sizes) - sizes
+    out = np.empty(int(sizes.sum()), np.uint8)
+    for positions, rows in groups:
+        out[offsets[positions][:, np.newaxis] + np.arange(rows.shape[1])] = rows
+    return out.tobytes()
 
 
 def parse_header(header: bytes) -> tuple[int, bool]:

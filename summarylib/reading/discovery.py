@@ -1,0 +1,39 @@
+"""Finding runs and their event files: in a logdir as TensorBoard does, or at any path.
+
+Names and directories only, no file contents: the one place that says what counts as an
+event file and as a run.
+"""
+
+from __future__ import annotations
+
+import os
+
+
+def is_event_file(name: str) -> bool:
+    """Whether TensorBoard reads a file of this name for summaries."""
+    base = os.path.basename(name)
+    return "tfevents" in base and not base.endswith(".profile-empty")
+
+
+def find_runs(logdir: str | os.PathLike) -> dict[str, list[str]]:
+    """The runs of a logdir as TensorBoard finds them: every directory (the logdir included)
+    that directly holds a file with "tfevents" in its name, named by its path relative to
+    the logdir ("." for the logdir itself), with its event files in the order TensorBoard
+    reads them (sorted by name, which starts with the creation time)."""
+    logdir = os.fspath(logdir)
+    runs = {}
+    for directory, subdirectories, names in os.walk(logdir):
+        subdirectories.sort()
+        if any("tfevents" in name for name in names):
+            files = sorted(os.path.join(directory, name) for name in names if is_event_file(name))
+            runs[os.path.relpath(directory, logdir)] = files
+    return dict(sorted(runs.items()))
+
+
+def find_sources(path: str | os.PathLike) -> dict[str, list[str]]:
+    """{run: event files} of an event file (run "."), a run directory or a logdir; empty when
+    the path does not exist."""
+    path = os.fspath(path)
+    if os.path.isfile(path):
+        return {".": [path]}
+    return find_runs(path) if os.path.isdir(path) else {}

@@ -1,0 +1,218 @@
+"""Scanning one file: its complete records, chunk by chunk, and why reading stopped.
+
+Reads big chunks, walks them (chunk_walk), checks their CRCs (records) and tells apart what
+stops a walk: a record that continues past the chunk, a truncated last record, a zero-filled
+tail, or corruption, which raises `CorruptRecordError` or, in tolerant mode, is skipped by
+resyncing to the next valid record. `iter_records` and `iter_events` read one file this way.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+from google.protobuf.message import DecodeError
+
+from summarylib.proto import event_pb2
+from summarylib.reading.chunk_walk import RECORD_HEADER, walk
+from summarylib.reading.header_crc import header_crcs, uint32_at
+from summarylib.reading.problems import CORRUPT, TRUNCATED, ZERO_TAIL, CorruptRecordError, Problem, ReadStatus
+from summarylib.reading.records import Records, first_bad
+from summarylib.writer import records as framing
+
+CHUNK_SIZE = 64 << 20  # bytes read at once
+_SLACK = 8  # zero bytes after a chunk, so rows of a record can be read in whole 8-byte words
+_RESYNC_WINDOW = 4 << 20
+
+
+def _read(file: Any, position: int, count: int) -> tuple[memoryview, int]:
+    """`count` bytes from `position` (fewer at the end), followed by `_SLACK` zero bytes."""
+    file.seek(position)
+    buffer = np.empty(count + _SLACK, np.uint8)  # not zero-filled: most of it is read into
+    view = memoryview(buffer)
+    got = file.readinto(view[:count]) or 0
+    buffer[got:] = 0
+    return view, got
+
+
+def _classify_stop(
+    buffer: memoryview, stop: int, count: int, position: int, size: int, check_crc: bool
+) -> tuple[str, str, int]:
+    """Why the walk of a chunk stopped at `stop` (file offset `position`): ("more", "", bytes
+    needed) when the record continues past the chunk, else (TRUNCATED or CORRUPT, detail, 0)."""
+    if count - stop < 12:
+        if position + 12 <= size:
+            return "more", "", 12
+        return TRUNCATED, f"record header cut short ({size - position} of 12 bytes)", 0
+    length, crc = RECORD_HEADER.unpack_from(buffer, stop)
+    if length == 0 and crc == 0:
+        return CORRUPT, "zero bytes where a record header should be", 0
+    if check_crc and crc != framing.masked_crc32c(bytes(buffer[stop : stop + 8])):
+        return CORRUPT, "length CRC mismatch", 0
+    if position + length + 16 <= size:
+        return "more", "", length + 16
+    return TRUNCATED, f"last record cut short ({size - position} of {length + 16} bytes)", 0
+
+
+def _zeros_to_end(file: Any, position: int, size: int) -> bool:
+    """Whether every byte from `position` to `size` is zero."""
+    while position < size:
+        buffer, count = _read(file, position, min(16 << 20, size - position))
+        if not count or np.frombuffer(buffer, np.uint8, count).any():
+            return False
+        position += count
+    return True
+
+
+def header_candidates(buffer: memoryview, count: int) -> list[int]:
+    """Positions in `buffer[:count]` where a record header with a matching CRC starts."""
+    data = np.frombuffer(buffer, np.uint8, count)
+    positions = count - 11
+    if positions <= 0:
+        return []
+    high = (
+        data[4 : 4 + positions] | data[5 : 5 + positions] | data[6 : 6 + positions] | data[7 : 7 + positions]
+    )
+    candidates = np.flatnonzero(high == 0)
+    matching = header_crcs(data, candidates) == uint32_at(data, candidates + 8)
+    return candidates[matching].tolist()
+
+
+def _record_at(file: Any, position: int, size: int) -> bool:
+    """Whether a whole record with matching CRCs starts at `position`."""
+    file.seek(position)
+    header = file.read(12)
+    length, header_ok = framing.parse_header(header)
+    if not header_ok or position + length + 16 > size:
+        return False
+    rest = file.read(length + 4)
+    return len(rest) == length + 4 and framing.footer_matches(rest[:length], rest[length:])
+
+
+def resync(file: Any, position: int, size: int, window: int = _RESYNC_WINDOW) -> int | None:
+    """The offset of the next valid record at or after `position`, if any; looks at `window`
+    bytes at a time."""
+    while position + 16 <= size:
+        buffer, count = _read(file, position, min(window, size - position))
+        for candidate in header_candidates(buffer, count):
+            if _record_at(file, position + candidate, size):
+                return position + candidate
+        if position + count >= size:
+            return None
+        position += count - 11
+    return None
+
+
+def scan(
+    path: str,
+    status: ReadStatus,
+    start: int = 0,
+    check_crc: bool = True,
+    tolerant: bool = False,
+    chunk_size: int = CHUNK_SIZE,
+) -> Iterator[Records]:
+    """The complete records of a file from `start`, in chunks; `status` says where and why
+    reading stopped. Raises CorruptRecordError at corruption unless `tolerant`."""
+    with open(path, "rb") as file:
+        size = os.fstat(file.fileno()).st_size
+        position = status.end_offset = status.next_offset = start
+        want = chunk_size
+        while position < size:
+            buffer, count = _read(file, position, min(want, size - position))
+            if not count:
+                break  # the file shrank
+            starts, lengths, stop = walk(buffer, count)
+            chunk = Records(path, buffer, position, starts, lengths)
+            failure = None
+            if check_crc and len(starts):
+                bad = first_bad(chunk)
+                if bad is not None:
+                    stop, failure = int(starts[bad[0]]), bad[1]
+                    chunk = Records(path, buffer, position, starts[: bad[0]], lengths[: bad[0]])
+            if len(chunk):
+                yield chunk
+                status.records += len(chunk)
+            position = status.end_offset = status.next_offset = position + stop
+            if failure is None and stop == count:
+                want = chunk_size
+                continue
+            verdict, detail, need = (
+                (CORRUPT, failure, 0)
+                if failure
+                else _classify_stop(buffer, stop, count, position, size, check_crc)
+            )
+            if verdict == "more":
+                want = max(chunk_size, need)
+                continue
+            resumed = _end_of_data(file, path, status, position, size, verdict, detail, tolerant)
+            if resumed is None:
+                return
+            position, want = resumed, chunk_size
+        status.next_offset = position
+
+
+def _end_of_data(
+    file: Any,
+    path: str,
+    status: ReadStatus,
+    position: int,
+    size: int,
+    verdict: str,
+    detail: str,
+    tolerant: bool,
+) -> int | None:
+    """Deal with what stopped reading at `position`: a zero-filled tail or truncated record
+    ends the file (None); corruption raises, or in tolerant mode is skipped to the next valid
+    record (its offset; None when there is none)."""
+    if _zeros_to_end(file, position, size):
+        verdict, detail = ZERO_TAIL, f"zero-filled tail ({size - position} bytes)"
+    if verdict != CORRUPT:
+        status.problems.append(Problem(path, position, verdict, detail, size - position))
+        status.truncated_bytes = size - position
+        return None
+    if not tolerant:
+        status.problems.append(Problem(path, position, CORRUPT, detail, 0))
+        raise CorruptRecordError(path, position, detail)
+    found = resync(file, position + 1, size)
+    skipped = (found or size) - position
+    status.problems.append(Problem(path, position, CORRUPT, f"{detail}, {skipped} bytes skipped", skipped))
+    if found is None:
+        status.next_offset = size
+    return found
+
+
+def iter_records(
+    path: str | os.PathLike, status: ReadStatus | None = None, check_crc: bool = True, tolerant: bool = False
+) -> Iterator[bytes]:
+    """The payloads of the records of one file, in order.
+
+    A final record cut short (or a zero-filled tail) ends iteration cleanly; `status` then
+    says how many bytes were left and why. A CRC mismatch raises CorruptRecordError with the
+    offset, or with `tolerant` is recorded in `status.problems` and skipped.
+    """
+    status = status if status is not None else ReadStatus()
+    for chunk in scan(os.fspath(path), status, 0, check_crc, tolerant):
+        for index in range(len(chunk)):
+            yield chunk.payload(index)
+
+
+def iter_events(
+    path: str | os.PathLike, status: ReadStatus | None = None, check_crc: bool = True, tolerant: bool = False
+) -> Iterator[event_pb2.Event]:
+    """The Events of one event file; see `iter_records`. A record that is not an Event is
+    corruption too."""
+    status = status if status is not None else ReadStatus()
+    path = os.fspath(path)
+    for chunk in scan(path, status, 0, check_crc, tolerant):
+        for index in range(len(chunk)):
+            try:
+                event = event_pb2.Event.FromString(chunk.payload(index))
+            except DecodeError as error:
+                problem = Problem(path, chunk.offset(index), CORRUPT, f"record is not an Event ({error})", 0)
+                status.problems.append(problem)
+                if not tolerant:
+                    raise CorruptRecordError(path, problem.offset, problem.detail) from error
+                continue
+            yield event

@@ -1,0 +1,246 @@
+"""`Reader`: the summary values of a file, run or logdir, following live runs from call to call.
+
+Keeps, for each file, where reading continues (an offset, and how many values of the record
+there were already handed out), so that no value is handed out twice or skipped; turns the
+`Rows` that row_assembly makes of scanned records into `Value` tuples or table columns.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from itertools import repeat
+from operator import length_hint
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from summarylib.reading.discovery import find_sources
+from summarylib.reading.file_scan import scan
+from summarylib.reading.problems import CORRUPT, CorruptRecordError, Problem, ReadStatus
+from summarylib.reading.records import Records
+from summarylib.reading.row_assembly import decode_records
+from summarylib.reading.rows import Filters, Names, Rows, RunState
+from summarylib.reading.table import make_table
+from summarylib.reading.values import decode_value
+
+
+class Value(NamedTuple):
+    """One summary value, decoded (see `summarylib.decoding.decode_value`): a float for
+    scalars, arrays for histograms and tensors, `Images`, `Audio`, str or `PrCurve`."""
+
+    run: str
+    tag: str
+    step: int
+    wall_time: float
+    plugin: str
+    value: Any
+
+
+@dataclass
+class _Cursor:
+    """Where reading of one file continues: an offset, and how many values of the record
+    there were already handed out."""
+
+    path: str
+    offset: int = 0
+    skip: int = 0
+    tail: Problem | None = None
+
+
+@dataclass
+class Batch:
+    """The values of one stretch of one file of one run, as `Rows`."""
+
+    run: str
+    path: str
+    rows: Rows
+    end: int  # file offset where reading continues once these rows are handed out
+    cursor: _Cursor
+
+    def commit(self, handed_out: int | None = None) -> None:
+        """Record that the first `handed_out` rows (all by default) have been handed out."""
+        rows, cursor = self.rows, self.cursor
+        if handed_out is None or handed_out >= len(rows):
+            cursor.offset, cursor.skip = self.end, 0
+            return
+        offset = int(rows.offset[handed_out])
+        done = int(np.count_nonzero(rows.offset[:handed_out] == offset))
+        cursor.skip = (cursor.skip if offset == cursor.offset else 0) + done
+        cursor.offset = offset
+
+
+def _name_set(names: str | Collection[str] | None) -> frozenset[str] | None:
+    return frozenset([names] if isinstance(names, str) else names) if names is not None else None
+
+
+class Reader:
+    """Summary values of an event file, a run directory or a logdir; follows live runs.
+
+    Each call of `values()` (or iteration) or `table()` hands out the values that are new since
+    the previous call: the first call reads everything, later ones continue every file where
+    the last stopped (a record not yet completely written is read once it is), and pick up
+    new files and runs. No value is handed out twice or skipped, even when iteration stops
+    early. Runs, tags and plugins filter values before they are decoded.
+
+    `check_crc`: verify record CRCs (the default; fast). `tolerant`: report corruption in
+    `problems` and skip to the next valid record, instead of raising CorruptRecordError.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        runs: str | Collection[str] | None = None,
+        tags: str | Collection[str] | None = None,
+        plugins: str | Collection[str] | None = None,
+        check_crc: bool = True,
+        tolerant: bool = False,
+    ) -> None:
+        self.path = os.fspath(path)
+        self.names = Names()
+        self.check_crc = check_crc
+        self.tolerant = tolerant
+        self._runs = _name_set(runs)
+        self._filters = Filters(_name_set(tags), _name_set(plugins))
+        self._states: dict[str, RunState] = {}
+        self._cursors: dict[str, _Cursor] = {}
+        self._corruption: dict[tuple[str, int], Problem] = {}
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Corruption skipped so far, and each file's truncated or zero-filled tail as of the
+        last read."""
+        tails = [cursor.tail for cursor in self._cursors.values() if cursor.tail is not None]
+        return list(self._corruption.values()) + tails
+
+    def plugins(self, run: str) -> dict[str, str]:
+        """{tag: plugin} of a run as read so far (each tag's first metadata)."""
+        return dict(self._states[run].plugins) if run in self._states else {}
+
+    def runs(self) -> dict[str, list[str]]:
+        """{run: event files} as they are now, filtered by run."""
+        found = find_sources(self.path)
+        return {run: files for run, files in found.items() if self._runs is None or run in self._runs}
+
+    def __iter__(self) -> Iterator[Value]:
+        return self.values()
+
+    def values(self) -> Iterator[Value]:
+        """The values that are new since the last call, run by run, in file order."""
+        for batch in self.batches():
+            values, error = self._decode_protos(batch)
+            steps = iter(batch.rows.step.tolist())
+            handed_out = None
+            try:
+                yield from self._values(batch, steps, values)
+                handed_out = len(values)
+                if error is not None:
+                    raise error
+            finally:
+                # Iterators left unfinished say how many values went out.
+                batch.commit(handed_out if handed_out is not None else len(batch.rows) - length_hint(steps))
+
+    def table(self, as_dataframe: bool | None = None) -> Any:
+        """The values that are new since the last call as a table; see `load_table`."""
+        pieces = []
+        run_names: list[str] = []
+        for batch in self.batches():
+            if batch.run not in run_names:
+                run_names.append(batch.run)
+            pieces.append((run_names.index(batch.run), batch.rows, self._table_values(batch)))
+            batch.commit()
+        return make_table(pieces, run_names, self.names.tags, as_dataframe)
+
+    def batches(self, keep_events: bool = False) -> Iterator[Batch]:
+        """The new values as Rows, a stretch of a file at a time; each batch must be committed
+        once handed out. `keep_events` keeps the non-summary events too (for inspection)."""
+        for run, files in self.runs().items():
+            state = self._states.setdefault(run, RunState())
+            for path in files:
+                cursor = self._cursors.setdefault(path, _Cursor(path))
+                yield from self._file_batches(run, cursor, state, keep_events)
+
+    def _file_batches(self, run: str, cursor: _Cursor, state: RunState, keep_events: bool) -> Iterator[Batch]:
+        status = ReadStatus()
+        try:
+            for chunk in scan(cursor.path, status, cursor.offset, self.check_crc, self.tolerant):
+                rows = _without_handed_out(
+                    decode_records(chunk, state, self.names, self._filters, keep_events), cursor
+                )
+                rows, end, error = self._unparsable(chunk, rows)
+                yield Batch(run, cursor.path, rows, end, cursor)
+                if error is not None:
+                    raise error
+        finally:
+            for problem in status.problems:
+                if problem.kind == CORRUPT and self.tolerant:
+                    self._corruption[problem.path, problem.offset] = problem
+        cursor.offset, cursor.skip = status.next_offset, 0
+        cursor.tail = next((p for p in status.problems if p.kind != CORRUPT), None)
+
+    def _unparsable(self, chunk: Records, rows: Rows) -> tuple[Rows, int, CorruptRecordError | None]:
+        """Deal with records that are not Events: in tolerant mode report them; else keep the
+        rows before the first and return the error to raise once they are handed out."""
+        if not rows.bad:
+            return rows, chunk.end, None
+        if self.tolerant:
+            for offset, why in rows.bad:
+                size = int(chunk.lengths[np.searchsorted(chunk.offsets(), offset)]) + 16
+                problem = Problem(chunk.path, offset, CORRUPT, f"{why}, {size} bytes skipped", size)
+                self._corruption[chunk.path, offset] = problem
+            return rows, chunk.end, None
+        offset, why = rows.bad[0]
+        return rows.take(rows.offset < offset), offset, CorruptRecordError(chunk.path, offset, why)
+
+    def _values(self, batch: Batch, steps: Iterator[int], values: list) -> Iterator[Value]:
+        """Value tuples of a batch's rows, built without a Python loop (this is per value)."""
+        rows = batch.rows
+        fields = zip(
+            repeat(batch.run),
+            map(self.names.tags.__getitem__, rows.tag.tolist()),
+            steps,
+            rows.wall_time.tolist(),
+            map(self.names.plugins.__getitem__, rows.plugin.tolist()),
+            values,
+        )
+        return map(tuple.__new__, repeat(Value), fields)
+
+    def _decode_protos(self, batch: Batch) -> tuple[list, ValueError | None]:
+        """The value of each row: the number of scalars read at the byte level, the others
+        decoded; cut before the first that cannot be decoded, with its error."""
+        rows = batch.rows
+        values = rows.number.tolist()
+        for position, proto in sorted(rows.protos.items(), key=lambda item: item[0]):
+            try:
+                values[position] = decode_value(proto, self.names.plugins[rows.plugin[position]])
+            except ValueError as error:
+                offset = int(rows.offset[position])
+                where = f"{batch.path}: value of tag {proto.tag!r} in the record at byte offset {offset}"
+                return values[:position], ValueError(f"{where}: {error}")
+        return values, None
+
+    def _table_values(self, batch: Batch) -> np.ndarray:
+        """The value column of a batch: float64 when every value is a float, else objects."""
+        rows = batch.rows
+        if not rows.protos:
+            return rows.number
+        values, error = self._decode_protos(batch)
+        if error is not None:
+            raise error
+        if all(isinstance(values[position], float) for position in rows.protos):
+            return np.array(values, np.float64)
+        column = np.empty(len(values), object)
+        column[:] = values
+        return column
+
+
+def _without_handed_out(rows: Rows, cursor: _Cursor) -> Rows:
+    """`rows` less the values of the cursor's record that were already handed out."""
+    if not cursor.skip:
+        return rows
+    positions = np.flatnonzero(rows.offset == cursor.offset)[: cursor.skip]
+    keep = np.ones(len(rows), bool)
+    keep[positions] = False
+    return rows.take(keep)
