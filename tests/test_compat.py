@@ -311,3 +311,46 @@ def test_global_step_methods():
         step.assign(True)
     assert contrib.eval_dir("/m") == "/m/eval" and contrib.eval_dir("/m", "x") == "/m/eval_x"
     assert contrib.summary_writer_initializer_op() == [] and contrib.all_summary_ops() == []
+
+
+def test_tensorboard_dashboards_read_every_legacy_value(tmp_path):
+    from tensorboard import context as tb_context
+
+    rng = np.random.default_rng(1)
+    images = rng.uniform(0, 1, size=(2, 8, 8, 3)).astype(np.float32)
+    clips = np.sin(np.linspace(0, 50, 800, dtype=np.float32)).reshape(1, 800, 1) * 0.5
+    with v1.FileWriter(str(tmp_path / "v1")) as writer:
+        writer.add_summary(v1.merge([v1.image("img", images), v1.audio("snd", clips, 8000)]), 3)
+        writer.add_summary(v1.histogram("hist", rng.normal(size=500)), 3)
+    contrib_writer = contrib.create_file_writer(str(tmp_path / "contrib"))
+    with contrib_writer.as_default(), contrib.always_record_summaries():
+        contrib.image("img", images, step=4)
+        contrib.audio("snd", clips, 8000, 1, step=4)
+        contrib.histogram("hist", rng.normal(size=500), step=4)
+    contrib_writer.close()
+    provider = provider_for(str(tmp_path))
+    ctx = tb_context.RequestContext()
+    blobs = {
+        plugin: provider.read_blob_sequences(ctx, experiment_id="", plugin_name=plugin, downsample=10)
+        for plugin in ("images", "audio")
+    }
+    assert set(blobs["images"]["v1"]) == {"img/image/0", "img/image/1"}
+    assert set(blobs["images"]["contrib"]) == {"img/image/0", "img/image/1"}
+    assert set(blobs["audio"]["v1"]) == {"snd/audio/0"} and set(blobs["audio"]["contrib"]) == {"snd/audio"}
+    for run, step in (("v1", 3), ("contrib", 4)):
+        (datum,) = blobs["images"][run]["img/image/1"]
+        width, height, png = (provider.read_blob(ctx, blob_key=ref.blob_key) for ref in datum.values)
+        assert (datum.step, width, height) == (step, b"8", b"8")
+        np.testing.assert_array_equal(pixels(png), legacy_uint8_reference(images[1]))
+        (audio_datum,) = next(iter(blobs["audio"][run].values()))
+        wav = provider.read_blob(ctx, blob_key=audio_datum.values[0].blob_key)
+        np.testing.assert_array_equal(samples(wav)[:, 0], np.round(clips[0, :, 0] * 32768).astype(np.int16))
+    histograms = provider.read_tensors(ctx, experiment_id="", plugin_name="histograms", downsample=10)
+    for run in ("v1", "contrib"):
+        (datum,) = histograms[run]["hist"]
+        assert datum.numpy[:, 2].sum() == 500  # TensorBoard's conversion of the legacy histo
+
+
+def legacy_uint8_reference(image: np.ndarray) -> np.ndarray:
+    """TF 1.x's rescaling of a non-negative float image: 255 / max, truncated."""
+    return (image * (np.float32(255) / image.max())).astype(np.uint8)
