@@ -46,7 +46,7 @@ ITEM_BYTES = 256
 # Bytes gathered before one write to the OS.
 _WRITE_CHUNK = 1 << 20
 # Items of one batch-capable maker encoded at once, at most.
-_MAX_RUN = 1 << 16
+_MAX_RUN = 1 << 13
 # How long close() waits for a worker that makes no progress.
 DEFAULT_CLOSE_TIMEOUT = 30.0
 
