@@ -22,7 +22,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from summarylib.writer import records
@@ -78,10 +78,12 @@ class _Output:
         self._size = 0
         self._count = 0
 
-    def add(self, framed: bytes, count: int) -> None:
-        """Add `count` framed records; write when a chunk is full."""
-        self._parts.append(framed)
-        self._size += len(framed)
+    def add(self, framed: Iterable[bytes], count: int) -> None:
+        """Add `count` framed records, given as consecutive parts; write when a chunk is
+        full."""
+        for part in framed:
+            self._parts.append(part)
+            self._size += len(part)
         self._count += count
         if self._size >= _WRITE_CHUNK:
             self.write()
@@ -284,14 +286,16 @@ class Engine:
                 self._encode_run(run_maker, run, output)
                 run = []
             try:
-                output.add(self._framer.frame(make_event(wall_time, step, *args)), 1)
+                event = make_event(wall_time, step, *args)
             except Exception as error:  # an encoder bug must not kill the worker
                 self._record_error(error)
+                continue
             finally:
-                if nbytes:
+                if nbytes:  # encoded: a caller waiting for room may go on before the write
                     with self._array_bytes_lock:
                         self._array_bytes -= nbytes
-                    self.room_made.set()  # a caller waiting for room may go on
+                    self.room_made.set()
+            output.add(self._framer.frame(event), 1)
         self._encode_run(run_maker, run, output)
         output.write()
 
@@ -301,7 +305,7 @@ class Engine:
         try:
             groups = BATCH_MAKERS[make_event](run)
             framed = [(positions, records.frame_rows(rows)) for positions, rows in groups]
-            output.add(records.interleave(framed, len(run)), len(run))
+            output.add((records.interleave(framed, len(run)),), len(run))
         except Exception as error:  # an encoder bug must not kill the worker
             self._record_error(error)
 

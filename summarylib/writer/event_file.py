@@ -82,8 +82,7 @@ class EventFile:
         """Hand `data` to the OS, all of it (os.write may write less than asked)."""
         view = memoryview(data)
         while view:
-            written = os.write(self._fd, view)
-            view = view[written:]
+            view = view[os.write(self._fd, view) :]
         self.bytes_written += len(data)
 
     def reopen_if_deleted(self) -> str | None:

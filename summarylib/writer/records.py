@@ -53,15 +53,16 @@ class Framer:
     def __init__(self) -> None:
         self._headers: dict[int, bytes] = {}
 
-    def frame(self, payload: bytes) -> bytes:
-        """The record of `payload`."""
+    def frame(self, payload: bytes) -> tuple[bytes, bytes, bytes]:
+        """The record of `payload`, as its three parts: header, payload, footer (joining
+        them would copy the payload, which may be megabytes)."""
         size = len(payload)
         head = self._headers.get(size)
         if head is None:
             if len(self._headers) >= 4096:
                 self._headers.clear()
             head = self._headers[size] = header(size)
-        return b"".join((head, payload, _CRC.pack(masked_crc32c(payload))))
+        return head, payload, _CRC.pack(masked_crc32c(payload))
 
 
 def frame_rows(rows: np.ndarray) -> np.ndarray:
