@@ -20,7 +20,7 @@ from hypothesis.extra import numpy as hnp
 import summarylib as sl
 from summarylib.ops import audio as audio_encoding
 from summarylib.proto import summary_pb2, types_pb2
-from summarylib.reader import iter_events
+from tests.helpers import ArrayLike, written_values
 from tests.reference.cases_media import AUDIO_CASES
 from tests.tensorboard_data import provider_for
 
@@ -48,10 +48,6 @@ def decode_tensor(tensor) -> list[tuple[int, np.ndarray]]:
     assert [d.size for d in tensor.tensor_shape.dim] == [rows, 2]
     assert list(tensor.string_val[1::2]) == [b""] * rows
     return [decode_wav(wav) for wav in tensor.string_val[::2]]
-
-
-def written_values(path: str) -> list:
-    return [(e.step, v) for e in iter_events(path) for v in e.summary.value]
 
 
 def encoded(data, sample_rate, max_outputs=3, tag="au"):
@@ -354,16 +350,6 @@ def test_no_warning_within_range(logdir):
         writer.flush()
     writer.close()
     assert [str(w.message) for w in record] == []
-
-
-class ArrayLike:
-    """A framework tensor seen only through __array__, sharing memory with `array`."""
-
-    def __init__(self, array):
-        self.array = array
-
-    def __array__(self, dtype=None, copy=None):
-        return self.array
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from hypothesis.extra import numpy as hnp
 import summarylib as sl
 from summarylib.ops import histogram as histogram_encoding
 from summarylib.ops.tensor import NUMPY_DTYPES
-from summarylib.reader import iter_events
+from tests.helpers import ArrayLike, written_values
 from tests.reference.cases_histogram import HISTOGRAM_CASES
 from tests.tensorboard_data import provider_for, read_tensors
 
@@ -34,10 +34,6 @@ def tensor_array(tensor) -> np.ndarray:
     dtype = NUMPY_DTYPES[tensor.dtype].newbyteorder("<")
     shape = [d.size for d in tensor.tensor_shape.dim]
     return np.frombuffer(tensor.tensor_content, dtype).reshape(shape)
-
-
-def written_values(path: str) -> list:
-    return [(e.step, v) for e in iter_events(path) for v in e.summary.value]
 
 
 def encoded_rows(data, buckets=None, tag="h") -> np.ndarray:
@@ -271,16 +267,6 @@ def test_nothing_rejected_reaches_the_file(logdir):
     writer.close()
     assert [s for s, _ in written_values(writer.path)] == [2]
     assert writer.stats().errors == 0
-
-
-class ArrayLike:
-    """A tensor from some framework, seen only through __array__."""
-
-    def __init__(self, value):
-        self.value = np.asarray(value)
-
-    def __array__(self, dtype=None, copy=None):
-        return self.value
 
 
 @pytest.mark.parametrize(

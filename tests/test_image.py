@@ -16,7 +16,7 @@ from PIL import Image
 import summarylib as sl
 from summarylib.ops import image as image_encoding
 from summarylib.proto import summary_pb2, types_pb2
-from summarylib.reader import iter_events
+from tests.helpers import ArrayLike, written_values
 from tests.reference.cases_media import IMAGE_CASES
 from tests.tensorboard_data import provider_for
 
@@ -38,10 +38,6 @@ def decode_tensor(tensor) -> tuple[int, int, list[np.ndarray]]:
     assert [d.size for d in tensor.tensor_shape.dim] == [len(tensor.string_val)]
     width, height, *pngs = tensor.string_val
     return int(width), int(height), [decode_png(png) for png in pngs]
-
-
-def written_values(path: str) -> list:
-    return [(e.step, v) for e in iter_events(path) for v in e.summary.value]
 
 
 def encoded(data, max_outputs=3, tag="im"):
@@ -327,16 +323,6 @@ def test_bad_name_and_description(logdir):
             sl.image("im", np.zeros((1, 1, 1, 1)), description=b"x")
     writer.close()
     assert written_values(writer.path) == []
-
-
-class ArrayLike:
-    """A framework tensor seen only through __array__, sharing memory with `array`."""
-
-    def __init__(self, array):
-        self.array = array
-
-    def __array__(self, dtype=None, copy=None):
-        return self.array
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import summarylib as sl
 from summarylib.ops import pr_curve as pr_curve_encoding
 from summarylib.ops.tensor import NUMPY_DTYPES
 from summarylib.proto import plugin_data_pb2
-from summarylib.reader import iter_events
+from tests.helpers import written_values
 from tests.reference.cases_pr_curve import PR_CURVE_CASES
 from tests.tensorboard_data import provider_for, read_tensors
 
@@ -27,10 +27,6 @@ def tensor_array(tensor) -> np.ndarray:
     dtype = NUMPY_DTYPES[tensor.dtype].newbyteorder("<")
     shape = [d.size for d in tensor.tensor_shape.dim]
     return np.frombuffer(tensor.tensor_content, dtype).reshape(shape)
-
-
-def written_values(path: str) -> list:
-    return [(e.step, v) for e in iter_events(path) for v in e.summary.value]
 
 
 def plugin_content(metadata) -> plugin_data_pb2.PrCurvePluginData:

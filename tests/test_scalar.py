@@ -13,14 +13,11 @@ from hypothesis import strategies as st
 
 import summarylib as sl
 from summarylib.reader import iter_events
+from tests.helpers import ArrayLike, written_values
 from tests.reference.cases import SCALAR_CASES
 from tests.tensorboard_data import provider_for, read_scalars
 
 REFERENCE = os.path.join(os.path.dirname(__file__), "reference", "tf2_scalar.tfevents")
-
-
-def written_values(path):
-    return [(e.step, v) for e in iter_events(path) for v in e.summary.value]
 
 
 def test_same_summaries_as_tensorflow(logdir):
@@ -66,16 +63,6 @@ def test_any_value_round_trips_as_float32(tmp_path_factory, value, step):
         expected = float(np.float32(value))
     ((step_read, value_read),) = read_scalars(logdir)["."]["x"]
     assert step_read == step and (value_read == expected or math.isnan(expected))
-
-
-class ArrayLike:
-    """A tensor from some framework, seen only through __array__."""
-
-    def __init__(self, value):
-        self.value = np.asarray(value)
-
-    def __array__(self, dtype=None, copy=None):
-        return self.value
 
 
 class ItemOnly:

@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 import summarylib as sl
 from summarylib.ops import text as text_encoding
 from summarylib.proto import summary_pb2, types_pb2
-from summarylib.reader import iter_events
+from tests.helpers import written_values
 from tests.reference.cases_media import TEXT_CASES
 from tests.tensorboard_data import read_tensors
 
@@ -24,10 +24,6 @@ REFERENCE = os.path.join(os.path.dirname(__file__), "reference", "tf2_text.tfeve
 def decode_tensor(tensor) -> tuple[list[int], list[bytes]]:
     assert tensor.dtype == types_pb2.DT_STRING and not tensor.tensor_content
     return [d.size for d in tensor.tensor_shape.dim], list(tensor.string_val)
-
-
-def written_values(path: str) -> list:
-    return [(e.step, v) for e in iter_events(path) for v in e.summary.value]
 
 
 def encoded(data, tag="notes"):
