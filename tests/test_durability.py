@@ -422,3 +422,15 @@ def test_snapshot_pool_reuses_released_memory_and_forgets_unreleased():
     del unreleased
     gc.collect()
     assert len(pool._issued) == 0  # nothing kept alive for copies never released
+
+
+def test_events_reach_the_file_on_the_timer_without_a_flush(logdir):
+    writer = sl.create_file_writer(logdir, flush_millis=100)  # a few events: no queue fills
+    with writer.as_default(step=3):
+        sl.scalar("x", 1.0)
+        for _ in range(200):  # a bound on the wait, not a timing being tested
+            if steps_by_tag(logdir).get("x") == [3]:
+                break
+            time.sleep(0.05)
+        assert steps_by_tag(logdir) == {"x": [3]}
+    writer.close()
