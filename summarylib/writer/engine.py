@@ -43,6 +43,9 @@ DEFAULT_MAX_QUEUE_BYTES = 64 << 20
 # What one queued item costs beyond its arrays: the tuples, a float, an int, a str ref
 # (measured in tests/test_engine.py).
 ITEM_BYTES = 256
+# Array bytes pending that wake the worker at once: encoding images, audio and histograms
+# (numpy and zlib, which release the GIL) then overlaps the caller's loop on a second core.
+_WAKE_ARRAY_BYTES = 1 << 20
 # Bytes gathered before one write to the OS.
 _WRITE_CHUNK = 1 << 20
 # Items of one batch-capable maker encoded at once, at most.
@@ -154,10 +157,13 @@ class Engine:
         return len(self.queue) * ITEM_BYTES + self._array_bytes
 
     def _on_full_queue(self) -> None:
+        """Wake the worker when there is work enough, and wait while the queue is full."""
         pending = self.pending_bytes()
         if pending > self._high_water:
             self._high_water = pending
-        if (len(self.queue) >= self.max_queue or pending > self.max_queue_bytes) and not self._wake.is_set():
+        if (
+            len(self.queue) >= self.max_queue or self._array_bytes >= _WAKE_ARRAY_BYTES
+        ) and not self._wake.is_set():
             self._wake.set()
         while self.pending_bytes() > self.max_queue_bytes and self._thread.is_alive():
             self.room_made.clear()
