@@ -79,11 +79,12 @@ def _encode_then_release(
                 snapshot_pool.release(arg)
 
 
-def _queue(
+def queue_summary(
     writer: SummaryWriter, op: str, tag: str, step: Any, make_summary: Callable[..., bytes], args: tuple
 ) -> bool:
     """Queue `make_summary(*args)` at the resolved step; arrays in `args` count toward
-    the queue's byte bound and are recycled once encoded."""
+    the queue's byte bound and are recycled once encoded. Every op that queues a Summary
+    (v2 ops, compat.contrib) goes through here."""
     nbytes = sum(arg.nbytes for arg in args if isinstance(arg, np.ndarray))
     step = resolve_step(op, tag, step)
     writer.submit(_encode_then_release, (make_summary, *args), time.time(), step, nbytes)
@@ -97,7 +98,7 @@ def _log(op: str, name: str, step: Any, encoding: ModuleType, *options: Any) -> 
     if writer is None:
         return False
     tag = check_name(op, name)
-    return _queue(writer, op, tag, step, encoding.summary, encoding.prepare(tag, *options))
+    return queue_summary(writer, op, tag, step, encoding.summary, encoding.prepare(tag, *options))
 
 
 def histogram(
@@ -170,7 +171,7 @@ def write(
     tag = check_name("write", tag)
     step = resolve_step("write", tag, step)
     args = generic.prepare("write", tag, tensor() if callable(tensor) else tensor, metadata)
-    return _queue(writer, "write", tag, step, generic.summary, args)
+    return queue_summary(writer, "write", tag, step, generic.summary, args)
 
 
 def write_raw_pb(serialized_summary: bytes | summary_pb2.Summary, step: Any = None) -> bool:

@@ -171,7 +171,7 @@ def test_merge_and_duplicate_tags():
 
 def test_file_writer_names_metadata_and_tensorboard(tmp_path):
     logdir = str(tmp_path)
-    with v1.FileWriter(logdir) as writer:
+    with v1.FileWriter(logdir, graph=b"\n\x01g") as writer:
         for step in range(3):
             writer.add_summary(v1.text("note", f"step {step}"), global_step=step)
             writer.add_summary(summary_pb2.Summary.FromString(v1.scalar("loss", step * 0.5)), step)
@@ -185,7 +185,7 @@ def test_file_writer_names_metadata_and_tensorboard(tmp_path):
     notes = [v for e in events for v in e.summary.value if v.tag == "note"]
     assert [n.HasField("metadata") for n in notes] == [True, False, False]  # first value only
     assert [e.session_log.status for e in events if e.HasField("session_log")] == [v1.SessionLog.START]
-    assert [e.graph_def for e in events if e.HasField("graph_def")] == [b"\n\x03\n\x01a"]
+    assert [e.graph_def for e in events if e.HasField("graph_def")] == [b"\n\x01g", b"\n\x03\n\x01a"]
     assert read_scalars(logdir) == {".": {"loss": [(0, 0.0), (1, 0.5), (2, 1.0)]}}
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any
@@ -29,15 +28,13 @@ import numpy as np
 
 from summarylib.compat import legacy_values
 from summarylib.compat.tags import family_tag
-from summarylib.compat.v1 import legacy_clips
 from summarylib.ops import audio as audio_encoding
 from summarylib.ops import generic as generic_encoding
 from summarylib.ops import histogram as histogram_encoding
 from summarylib.ops import image as image_encoding
 from summarylib.ops.convert import as_float
-from summarylib.summary_ops import flush, recording_writer
-from summarylib.writer.context import Condition, coerce_step, evaluate, resolve_step
-from summarylib.writer.event_codec import event_of_summary
+from summarylib.summary_ops import flush, queue_summary, recording_writer
+from summarylib.writer.context import Condition, coerce_step, evaluate
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 
 __all__ = [
@@ -202,9 +199,7 @@ def _write(
     """Queue `make_summary(*args)` at `step`, else the global step, else the default step."""
     if step is None and _global_step is not None:
         step = _global_step.value()
-    nbytes = sum(arg.nbytes for arg in args if isinstance(arg, np.ndarray))
-    writer.submit(event_of_summary, (make_summary, *args), time.time(), resolve_step(op, tag, step), nbytes)
-    return True
+    return queue_summary(writer, op, tag, step, make_summary, args)
 
 
 def _scalar_summary(tag: str, value: float) -> bytes:
@@ -283,7 +278,7 @@ def audio(
     if writer is None:
         return False
     tag = family_tag(name, family)
-    clips = legacy_clips("audio", tag, tensor)
+    clips = legacy_values.legacy_clips("audio", tag, tensor)
     _, clips, rate, _ = audio_encoding.prepare(tag, clips, sample_rate, max_outputs, None, None)
     return _write(writer, "audio", tag, step, _audio_summary, (tag, clips, rate, max_outputs))
 

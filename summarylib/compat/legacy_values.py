@@ -7,10 +7,13 @@ serialized protos), compat.contrib on the writer's thread.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from summarylib.compat.legacy_histogram import histogram_proto
 from summarylib.ops.audio import encode_wav
+from summarylib.ops.convert import as_array
 from summarylib.ops.histogram import finite_values
 from summarylib.ops.image import encode_png, to_uint8
 from summarylib.proto import summary_pb2
@@ -19,6 +22,12 @@ from summarylib.proto import summary_pb2
 DEFAULT_BAD_COLOR = (255, 0, 0, 255)
 # Below this largest magnitude a float image is all black (TF 1.x's kZeroThreshold).
 _ZERO_THRESHOLD = np.float32(1e-6)
+
+
+def legacy_clips(op: str, tag: str, data: Any) -> np.ndarray:
+    """TF 1.x audio data: `[k, t, c]`, or `[k, t]` as `k` mono clips."""
+    array = as_array(op, tag, "tensor", data)
+    return array[..., np.newaxis] if array.ndim == 2 else array
 
 
 def scalar_value(tag: str, value: float) -> summary_pb2.Summary.Value:

@@ -31,7 +31,6 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, ClassVar
 
-import numpy as np
 from google.protobuf.message import DecodeError
 
 from summarylib.compat import legacy_values
@@ -41,7 +40,7 @@ from summarylib.ops import generic
 from summarylib.ops import histogram as histogram_encoding
 from summarylib.ops import image as image_encoding
 from summarylib.ops import text as text_encoding
-from summarylib.ops.convert import as_array, as_float
+from summarylib.ops.convert import as_float
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.proto.event_pb2 import Event, SessionLog
 from summarylib.proto.summary_pb2 import Summary, SummaryMetadata
@@ -141,12 +140,6 @@ def image(
     return _op(build, tensor, collections)
 
 
-def legacy_clips(op: str, tag: str, data: Any) -> Any:
-    """TF 1.x audio data: `[k, t, c]`, or `[k, t]` as `k` mono clips."""
-    array = as_array(op, tag, "tensor", data)
-    return array[..., np.newaxis] if array.ndim == 2 else array
-
-
 def audio(
     name: str,
     tensor: Any,
@@ -160,7 +153,7 @@ def audio(
     tag = family_tag(name, family)
 
     def build(data: Any) -> bytes:
-        clips = legacy_clips("audio", tag, data)
+        clips = legacy_values.legacy_clips("audio", tag, data)
         _, clips, rate, _ = audio_encoding.prepare(tag, clips, sample_rate, max_outputs, None, None)
         return legacy_values.serialized(legacy_values.audio_values(tag, clips, rate, max_outputs))
 

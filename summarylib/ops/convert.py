@@ -66,6 +66,21 @@ def as_array(op: str, tag: str, argument: str, data: Any) -> np.ndarray:
     )
 
 
+def as_real_array(op: str, tag: str, argument: str, data: Any) -> np.ndarray:
+    """`data` as a numpy array of real numbers or bools; a TypeError naming the dtype and
+    shape otherwise (strings, objects, complex numbers)."""
+    array = as_array(op, tag, argument, data)
+    if array.dtype.kind not in "biuf":
+        raise op_error(
+            TypeError,
+            op,
+            tag,
+            argument,
+            f"expected real numbers or bools, got dtype {array.dtype} (shape {list(array.shape)})",
+        )
+    return array
+
+
 def as_float(op: str, tag: str, argument: str, data: Any) -> float:
     """A real scalar as a Python float: shape [] and a numeric (or bool) dtype."""
     kind = type(data)

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.ops.convert import as_array, snapshot
+from summarylib.ops.convert import as_real_array, snapshot
 from summarylib.ops.errors import check_description, check_name, op_error
 from summarylib.ops.summary import summary_bytes
 from summarylib.ops.tensor import make_tensor_proto
@@ -116,15 +116,7 @@ def prepare(tag: str, data: Any, buckets: Any, description: Any) -> tuple[str, n
     """
     bucket_count = _check_buckets(tag, buckets)
     check_description("histogram", tag, description)
-    array = as_array("histogram", tag, "data", data)
-    if array.dtype.kind not in "biuf":
-        raise op_error(
-            TypeError,
-            "histogram",
-            tag,
-            "data",
-            f"expected real numbers or bools, got dtype {array.dtype} (shape {list(array.shape)})",
-        )
+    array = as_real_array("histogram", tag, "data", data)
     return tag, snapshot(_as_tensorflow_converts(array, data), data), bucket_count, description
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from summarylib.ops.batch import as_batch, check_max_outputs, first, string_tensor_summary
-from summarylib.ops.convert import as_array
+from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import check_description, op_error
 from summarylib.ops.tensor import make_tensor_proto
 from summarylib.proto import summary_pb2, tensor_pb2
@@ -59,15 +59,7 @@ def prepare(
     """
     count = check_max_outputs("image", tag, max_outputs)
     check_description("image", tag, description)
-    array = as_array("image", tag, "data", data)
-    if array.dtype.kind not in "biuf":
-        raise op_error(
-            TypeError,
-            "image",
-            tag,
-            "data",
-            f"expected numbers or booleans as pixels, got dtype {array.dtype}",
-        )
+    array = as_real_array("image", tag, "data", data)
     batch = as_batch("image", tag, array, _AXES)
     _, height, width, channels = batch.shape
     if not 1 <= channels <= 4:

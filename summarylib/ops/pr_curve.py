@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.ops.convert import as_array, snapshot
+from summarylib.ops.convert import as_real_array, snapshot
 from summarylib.ops.errors import check_description, check_name, op_error
 from summarylib.ops.summary import summary_bytes
 from summarylib.ops.tensor import make_tensor_proto
@@ -53,19 +53,6 @@ def create_metadata(num_thresholds: int, description: str | None = None) -> summ
     metadata.plugin_data.plugin_name = PLUGIN_NAME
     metadata.plugin_data.content = content.SerializeToString()
     return metadata
-
-
-def _real_array(tag: str, argument: str, data: Any) -> np.ndarray:
-    array = as_array("pr_curve", tag, argument, data)
-    if array.dtype.kind not in "biuf":
-        raise op_error(
-            TypeError,
-            "pr_curve",
-            tag,
-            argument,
-            f"expected real numbers or bools, got dtype {array.dtype} (shape {list(array.shape)})",
-        )
-    return array
 
 
 def _check_num_thresholds(tag: str, num_thresholds: Any) -> int:
@@ -152,13 +139,13 @@ def prepare(
     """
     num_thresholds = _check_num_thresholds(tag, num_thresholds)
     check_description("pr_curve", tag, description)
-    label_array = _real_array(tag, "labels", labels)
+    label_array = as_real_array("pr_curve", tag, "labels", labels)
     _check_labels(tag, label_array)
-    prediction_array = _real_array(tag, "predictions", predictions)
+    prediction_array = as_real_array("pr_curve", tag, "predictions", predictions)
     _check_predictions(tag, prediction_array, label_array.shape)
     weight_array = None
     if weights is not None:
-        weight_array = _real_array(tag, "weights", weights)
+        weight_array = as_real_array("pr_curve", tag, "weights", weights)
         _check_weights(tag, weight_array, label_array.shape)
         weight_array = snapshot(weight_array, weights)
     return (
