@@ -11,31 +11,44 @@ import contextlib
 import operator
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from summarylib.writer.summary_writer import SummaryWriter
+import numpy as np
 
 Condition = bool | Callable[[], Any]
+
+
+class DefaultWriter(Protocol):
+    """What the ops need of the default writer: a way to queue an event. The writer
+    module implements it; this module needs nothing else of it, so the two do not
+    import each other."""
+
+    def submit(
+        self, make_event: Callable[..., bytes], args: tuple, wall_time: float, step: int, nbytes: int = 0
+    ) -> None: ...
+
 
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
 
-default_writer: ContextVar[SummaryWriter | None] = ContextVar("summarylib_writer", default=None)
+default_writer: ContextVar[DefaultWriter | None] = ContextVar("summarylib_writer", default=None)
 default_step: ContextVar[int | None] = ContextVar("summarylib_step", default=None)
 record_condition: ContextVar[Condition] = ContextVar("summarylib_record_if", default=True)
 
 
 def coerce_step(step: Any, where: str = "step") -> int:
-    """`step` as a Python int in the int64 range.
+    """`step` as a Python int in the int64 range, read now.
 
-    Accepts Python ints, numpy integers, integral floats and 0-d integer arrays or tensors
-    (anything with `__index__` or a one-element `.item()`). Rejects bools, which are
-    almost always a bug, non-integral floats and values outside int64.
+    Accepts Python ints, numpy integers, integral floats, and 0-d integer arrays,
+    tensors and variables of any framework, through `__index__`, else a 0-d `.item()`,
+    else `.numpy()`, else `__array__` (TF and Keras variables such as
+    `optimizer.iterations` have no `__index__`). Rejects bools, which are almost always
+    a bug, non-integral floats and values outside int64. A variable is read at the
+    call: changing it later changes nothing already logged.
     """
     if type(step) is int:
         value = step
-    elif isinstance(step, bool) or type(step).__name__ in ("bool_", "bool"):
+    elif isinstance(step, bool) or type(step).__name__ in ("bool_", "bool") or _has_bool_dtype(step):
         raise TypeError(f"{where} must be an integer, got the bool {step!r}")
     elif isinstance(step, float):
         if not step.is_integer():
@@ -45,17 +58,39 @@ def coerce_step(step: Any, where: str = "step") -> int:
         try:
             value = operator.index(step)
         except TypeError:
-            item = getattr(step, "item", None)
-            if item is None or getattr(step, "ndim", 0) not in (0, None):
+            scalar = _framework_scalar(step)
+            if scalar is None:
                 raise TypeError(f"{where} must be an integer, got {type(step).__name__} {step!r}") from None
-            return coerce_step(item(), where)
+            return coerce_step(scalar, where)
     if not _INT64_MIN <= value <= _INT64_MAX:
         raise ValueError(f"{where} must fit in int64, got {value}")
     return value
 
 
+def _has_bool_dtype(step: Any) -> bool:
+    """Whether `step` is an array, tensor or variable of booleans (torch's bool tensors
+    have `__index__`)."""
+    return "bool" in str(getattr(step, "dtype", ""))
+
+
+def _framework_scalar(step: Any) -> Any:
+    """The one value of a 0-d tensor or variable as a numpy or Python scalar, through
+    the object's own methods; None when it has none or holds more than one value."""
+    item = getattr(step, "item", None)
+    if callable(item) and getattr(step, "ndim", 0) in (0, None):
+        return item()
+    read = getattr(step, "numpy", None)
+    if callable(read):
+        array = np.asarray(read())
+    elif hasattr(step, "__array__"):
+        array = np.asarray(step)
+    else:
+        return None
+    return None if array.ndim else array[()]
+
+
 @contextlib.contextmanager
-def defaults(writer: SummaryWriter | None, step: Any = None) -> Iterator[None]:
+def defaults(writer: DefaultWriter | None, step: Any = None) -> Iterator[None]:
     """Make `writer` (and `step`, unless None) the defaults inside the block; restore the
     previous ones on the way out."""
     step_token = None if step is None else default_step.set(coerce_step(step))
