@@ -310,6 +310,59 @@ def test_disk_full_is_reported_not_fatal(logdir):
     assert steps == list(range(len(steps))) and 0 < len(steps) < 3000  # what fit, intact
 
 
+def test_leaving_as_default_on_a_full_disk_warns_once_and_the_loop_goes_on(logdir):
+    code = """
+    import logging, resource, signal, sys, time
+    import numpy as np, summarylib as sl
+    logging.basicConfig()
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)       # get EFBIG instead of dying
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))  # a disk that fills up
+    writer = sl.create_file_writer(sys.argv[1])
+    image = np.random.default_rng(0).integers(0, 256, (128, 128, 3), dtype=np.uint8)
+    for step in range(300):
+        with writer.as_default(step=step):              # one block per step, as per-epoch loops do
+            sl.image("sample", image)
+            sl.scalar("loss", 1.0 / (step + 1))
+    print("loop completed")
+    try:
+        writer.flush()
+    except sl.WriterError as error:
+        print("flush raised:", error)
+    start = time.monotonic()
+    try:
+        writer.close()
+    except sl.WriterError as error:
+        print("close raised WriterError")
+    print("close took under 10 s:", time.monotonic() - start < 10)
+    """
+    result = run_script(code, logdir)
+    assert "loop completed" in result.stdout, result.stderr
+    assert "flush raised:" in result.stdout and "File too large" in result.stdout
+    assert "close took under 10 s: True" in result.stdout
+    assert result.stderr.count("writing events failed") == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_exception_unwinding_as_default_is_not_replaced_by_a_write_error(logdir):
+    code = """
+    import logging, resource, signal, sys
+    import summarylib as sl
+    logging.basicConfig()
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (5_000, 5_000))
+    writer = sl.create_file_writer(sys.argv[1])
+    try:
+        with writer.as_default(step=0):
+            for step in range(2000):
+                sl.scalar("loss", 1.0, step=step)
+            raise KeyError("the loop's error")
+    except Exception as error:
+        print("caught", type(error).__name__, *error.args)
+    """
+    result = run_script(code, logdir)
+    assert "caught KeyError the loop's error" in result.stdout, result.stdout
+
+
 def test_deleted_logdir_is_recreated_and_reported(logdir):
     import shutil
 

@@ -179,15 +179,32 @@ class Engine:
             self._last_error,
         )
 
-    def flush(self, fsync: bool = False, timeout: float = DEFAULT_CLOSE_TIMEOUT) -> None:
-        """Return once everything queued so far is with the OS (and on disk with fsync)."""
+    def flush(self, fsync: bool = False, timeout: float = DEFAULT_CLOSE_TIMEOUT, quiet: bool = False) -> None:
+        """Return once everything queued so far is with the OS (and on disk with fsync).
+
+        Raises WriterError for a failure since the last report; `quiet` (the implicit
+        flushes: leaving `as_default()`, garbage collection, exit) logs it as the
+        once-only warning instead and keeps it for the next explicit flush or close.
+        """
         if self.closed:
             return
         done = threading.Event()
         self.queue.append((FLUSH, (fsync, done), 0, 0, 0))
         self._wake.set()
-        self._wait_for_worker(done.wait, "flush", timeout)
-        self._raise_unraised()
+        self._settle(lambda: self._wait_for_worker(done.wait, "flush", timeout), quiet)
+
+    def _settle(self, wait: Callable[[], None], quiet: bool) -> None:
+        """Run `wait()`, then raise a pending failure, or when `quiet` only warn of it."""
+        if not quiet:
+            wait()
+            self._raise_unraised()
+            return
+        try:
+            wait()
+        except WriterError as error:
+            self._record_error(error)
+        if self.warn_pending:
+            self._warn_once()
 
     def abandon_after_fork(self) -> None:
         """In a forked child: drop the parent's queued events and the child's copy of the
@@ -196,22 +213,26 @@ class Engine:
         self.closed = True
         self.file.close()
 
-    def close(self, timeout: float = DEFAULT_CLOSE_TIMEOUT) -> None:
+    def close(self, timeout: float = DEFAULT_CLOSE_TIMEOUT, quiet: bool = False) -> None:
         """Drain the queue, stop the worker and close the file; idempotent.
 
         Raises WriterError when the worker makes no progress for `timeout` seconds (a
-        hung disk) or has died, and when writing failed since the last report.
+        hung disk) or has died, and when writing failed since the last report; `quiet`
+        (garbage collection, exit) logs that as a warning instead.
         """
         if self.closed:
             return
         self._stopping = True
         self._wake.set()
-        try:
-            self._wait_for_worker(self._joined, "close", timeout)
-        finally:
-            self.closed = True
-            self.file.close()
-        self._raise_unraised()
+
+        def wait() -> None:
+            try:
+                self._wait_for_worker(self._joined, "close", timeout)
+            finally:
+                self.closed = True
+                self.file.close()
+
+        self._settle(wait, quiet)
 
     def stats(self) -> WriterStats:
         """A snapshot of the counters."""

@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import threading
@@ -56,17 +55,18 @@ def acquire(logdir: str, create: Callable[[], Engine]) -> Engine:
         return engine
 
 
-def release(logdir: str, engine: Engine, timeout: float = DEFAULT_CLOSE_TIMEOUT) -> None:
-    """One writer of `engine` is done; the last one closes it."""
+def release(logdir: str, engine: Engine, timeout: float = DEFAULT_CLOSE_TIMEOUT, quiet: bool = False) -> None:
+    """One writer of `engine` is done; the last one closes it (see Engine.close for
+    `quiet`)."""
     key = _key(logdir)
     with _lock:
         if _engines.get(key) is not engine:
-            return engine.close(timeout)  # one the registry forgot (after fork, or closed)
+            return engine.close(timeout, quiet)  # one the registry forgot (after fork, or closed)
         _users[key] -= 1
         if _users[key] > 0:
             return None
         del _engines[key], _users[key]
-    engine.close(timeout)
+    engine.close(timeout, quiet)
     return None
 
 
@@ -80,8 +80,7 @@ def flush_all(timeout: float = SIGTERM_FLUSH_TIMEOUT) -> None:
     with _lock:
         engines = list(_engines.values())
     for engine in engines:
-        with contextlib.suppress(Exception):  # exiting anyway; the engine reported its errors
-            engine.flush(timeout=timeout)
+        engine.flush(timeout=timeout, quiet=True)  # exiting anyway: failures are warnings
 
 
 def close_all() -> None:
@@ -91,8 +90,7 @@ def close_all() -> None:
         _engines.clear()
         _users.clear()
     for engine in engines:
-        with contextlib.suppress(Exception):
-            engine.close()
+        engine.close(quiet=True)
 
 
 def _on_sigterm(signum: int, frame: object) -> None:

@@ -114,7 +114,10 @@ class SummaryWriter:
         engine = lifecycle.acquire(self.logdir, self._new_engine)
         self._engine = engine
         self.submit = engine.submit
-        self._finalizer = weakref.finalize(self, lifecycle.release, self.logdir, engine)
+        # Garbage collection and interpreter exit close quietly: a failure is a warning.
+        self._finalizer = weakref.finalize(
+            self, lifecycle.release, self.logdir, engine, DEFAULT_CLOSE_TIMEOUT, True
+        )
         return engine
 
     def _submit_lazily(self, *item: Any) -> None:
@@ -157,14 +160,18 @@ class SummaryWriter:
         """Make this the default writer (and `step` the default step) inside the block.
 
         Nestable: leaving the block restores the previous default writer and step. The
-        writer is flushed on the way out, also when an exception unwinds the block.
+        writer is flushed on the way out, also when an exception unwinds the block. That
+        flush never raises into the loop: a background write failure (a full disk) is
+        logged once as a warning and kept for the next explicit `flush()` or `close()`,
+        which raise it as `WriterError`.
         """
         self._check_open("as_default()")
         with context.defaults(self, step):
             try:
                 yield self
             finally:
-                self.flush()
+                if self._engine is not None:
+                    self._engine.flush(quiet=True)
 
     def set_as_default(self, step: Any = None) -> None:
         """Make this the default writer of this thread or task until another is set."""
