@@ -1,0 +1,28 @@
+"""Numbers as people read them: counted nouns, UTC times, byte sizes (for the report's verdict,
+its warnings and its text)."""
+
+from __future__ import annotations
+
+import datetime
+
+
+def plural(number: int, noun: str) -> str:
+    """`number` and `noun`, with an s unless there is exactly one."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def utc_time(wall_time: float | None) -> str:
+    """A wall time to the second, in UTC; '-' for none."""
+    if wall_time is None:
+        return "-"
+    moment = datetime.datetime.fromtimestamp(wall_time, datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def size(count: int) -> str:
+    """A byte count in B, KiB, MiB or GiB."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if count < 1024 or unit == "GiB":
+            return f"{count} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    return ""
