@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import settings
 
 from summarylib.writer import context
+
+# Keras 3 runs on the torch backend here: TensorFlow is not in the test extra.
+os.environ.setdefault("KERAS_BACKEND", "torch")
 
 # Hypothesis's per-example deadline is a wall-clock assertion: on a loaded machine it fails
 # tests that are correct. Tests never assert times here.

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import os
 
+import keras
 import numpy as np
 import pytest
+import torch
 
 import summarylib as sl
 from summarylib.compat import contrib, v1
 from tests.helpers import written_values
-
-os.environ.setdefault("KERAS_BACKEND", "torch")
-torch = pytest.importorskip("torch")
-keras = pytest.importorskip("keras")
 
 
 class TFVariableLike:
