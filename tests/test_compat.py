@@ -148,7 +148,7 @@ def test_ops_created_once_on_callables_are_re_evaluated_by_each_merge_all():
     state = {"loss": 5.0}
     first = v1.scalar("loss", lambda: state["loss"])
     v1.text("note", "constant", collections=["extra"])
-    assert summary_pb2.Summary.FromString(first).value[0].simple_value == 5.0
+    assert summary_pb2.Summary.FromString(first.eval()).value[0].simple_value == 5.0
     values = []
     for step in range(3):
         state["loss"] = float(step)
@@ -156,6 +156,86 @@ def test_ops_created_once_on_callables_are_re_evaluated_by_each_merge_all():
     assert values == [0.0, 1.0, 2.0]
     assert [v.tag for v in summary_pb2.Summary.FromString(v1.merge_all("extra")).value] == ["note"]
     assert v1.merge_all("extra") is None
+
+
+LAZY_OPS = [
+    ("scalar", lambda read: v1.scalar("s", read), lambda: 1.5),
+    ("histogram", lambda read: v1.histogram("h", read), lambda: np.arange(4.0)),
+    ("image", lambda read: v1.image("i", read), lambda: np.zeros((1, 2, 2, 3), np.uint8)),
+    ("audio", lambda read: v1.audio("a", read, 8000), lambda: np.zeros((1, 4), np.float32)),
+    ("text", lambda read: v1.text("t", read), lambda: "hello"),
+    ("tensor_summary", lambda read: v1.tensor_summary("g", read), lambda: np.ones(3)),
+]
+
+
+@pytest.mark.parametrize(("op", "create", "value"), LAZY_OPS, ids=[case[0] for case in LAZY_OPS])
+def test_an_op_on_a_callable_calls_nothing_until_evaluated(logdir, op, create, value):
+    """TF 1.x code builds its ops before any value exists: creating one must not call
+    the callable, and each evaluation (merge_all, merge, eval, add_summary) calls it."""
+    v1.clear_collections()
+    state: dict = {}
+    calls = []
+
+    def read():
+        calls.append(1)
+        return state["value"]
+
+    lazy = create(read)
+    assert isinstance(lazy, v1.LazySummary) and calls == []
+    state["value"] = value()
+    expected = lazy.eval()
+    assert len(calls) == 1
+    assert v1.merge_all() == expected and v1.merge([lazy]) == expected and len(calls) == 3
+    with v1.FileWriter(logdir) as writer:
+        writer.add_summary(lazy, 1)
+        writer.add_summary(v1.merge_all(), 2)
+        path = writer._writer.path
+    assert len(calls) == 5
+    written = [(e.step, e.summary) for e in iter_events(path) if e.HasField("summary")]
+    assert [step for step, _ in written] == [1, 2]
+    assert all(len(summary.value) == 1 for _, summary in written)
+
+
+def test_the_loop_shape_of_tf1_graph_code_writes_each_steps_value(logdir):
+    v1.clear_collections()
+    current: dict = {}
+    v1.scalar("loss", lambda: current["loss"])  # nothing to read yet: must not raise
+    v1.histogram("weights", lambda: current["weights"])
+    with v1.FileWriter(logdir) as writer:
+        for step in range(4):
+            current["loss"] = 1.0 / 2**step
+            current["weights"] = np.full(3, float(step))
+            writer.add_summary(v1.merge_all(), step)
+        path = writer._writer.path
+    written = [e for e in iter_events(path) if e.HasField("summary")]
+    assert [e.step for e in written] == [0, 1, 2, 3]
+    assert [e.summary.value[0].simple_value for e in written] == [1.0, 0.5, 0.25, 0.125]
+    assert [e.summary.value[1].histo.max for e in written] == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_merge_mixes_lazy_ops_serialized_summaries_and_protos():
+    v1.clear_collections()
+    lazy = v1.scalar("lazy", lambda: 2.0, collections=[])
+    serialized = v1.scalar("bytes", 3.0, collections=[])
+    proto = summary_pb2.Summary.FromString(v1.scalar("proto", 4.0, collections=[]))
+    merged = summary_pb2.Summary.FromString(v1.merge([lazy, serialized, None, proto], collections=["m"]))
+    assert [(v.tag, v.simple_value) for v in merged.value] == [("lazy", 2.0), ("bytes", 3.0), ("proto", 4.0)]
+    assert v1.merge_all("m") == merged.SerializeToString()
+    assert v1.merge_all("m") == merged.SerializeToString()  # a merge of a lazy op stays lazy
+
+
+def test_an_error_in_the_callable_surfaces_at_evaluation_naming_op_and_tag():
+    v1.clear_collections()
+    lazy = v1.scalar("loss", lambda: {}["loss"], family="train")
+    with pytest.raises(
+        v1.LazySummaryError, match=r"compat\.v1\.scalar: tag 'train/train/loss'.*KeyError"
+    ) as info:
+        v1.merge_all()
+    assert isinstance(info.value.__cause__, KeyError)
+    with pytest.raises(v1.LazySummaryError, match="train/train/loss"):
+        lazy.eval()
+    with pytest.raises(TypeError, match=r"summarylib\.scalar: tag 'bad'"):
+        v1.scalar("bad", lambda: "not a number").eval()
 
 
 def test_merge_and_duplicate_tags():

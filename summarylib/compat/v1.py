@@ -9,17 +9,24 @@ exponential buckets) for histograms, one `Summary.Image` (PNG) per image tagged
 tagged `name/audio/i` (`name/audio` when max_outputs is 1), and the text plugin's string
 tensor. `family` makes the tag `family/family/name`, as TF 1.x's name scopes did.
 
-Without sessions, there is no graph to run each step. Collections hold two kinds of
-entries, which `merge_all()` treats differently; both loop shapes of TF 1.x code work:
+Without sessions, there is no graph to run each step. Ops take two kinds of input, and
+both loop shapes of TF 1.x code work:
 
-- An op called with a value (an array, a number) returns its Summary at once and adds
-  it to its collections once: the next `merge_all()` takes it and removes it. Ops called
-  inside the loop each step, then `merge_all()`, write each step's values exactly once.
-- An op called with a zero-argument callable returns the Summary of the callable's
-  value now and adds the callable to its collections for good: every `merge_all()` calls
-  it again and merges the fresh value. Ops created once before the loop on callables
-  (`lambda: loss`) then give a new Summary at each `merge_all()`, like `sess.run` did.
+- An op called with a value (an array, a number) encodes it at once, returns the
+  serialized Summary and adds it to its collections once: the next `merge_all()` takes
+  it and removes it. Ops called inside the loop each step, then `merge_all()`, write
+  each step's values exactly once.
+- An op called with a zero-argument callable calls nothing: it returns a `LazySummary`
+  (the op, as TF 1.x's graph node was) and adds it to its collections for good. The
+  callable is called, and its value encoded, each time the op is evaluated: by every
+  `merge_all()` of its collection, by `merge([...])` of a list holding it, by its own
+  `.eval()`, and by `FileWriter.add_summary(op)`, all on the caller's thread, as
+  `sess.run` evaluated the op. Ops created before the loop on values that exist only
+  inside it (`summary.scalar("loss", lambda: state["loss"])`) work as in TF 1.x. An
+  exception from the callable surfaces there, as a `LazySummaryError` naming the op and
+  the tag.
 
+`merge_all()` and `merge()` evaluate at the call and return the serialized Summary;
 `merge_all()` returns None when a collection is empty, as TF 1.x did.
 """
 
@@ -34,6 +41,7 @@ from typing import Any, ClassVar
 from google.protobuf.message import DecodeError
 
 from summarylib.compat import legacy_values
+from summarylib.compat.lazy_summary import LazySummary, LazySummaryError, summary_bytes
 from summarylib.compat.tags import family_tag
 from summarylib.ops import audio as audio_encoding
 from summarylib.ops import generic
@@ -53,6 +61,8 @@ __all__ = [
     "FileWriter",
     "FileWriterCache",
     "GraphKeys",
+    "LazySummary",
+    "LazySummaryError",
     "SessionLog",
     "Summary",
     "SummaryMetadata",
@@ -73,26 +83,24 @@ class GraphKeys:
     SUMMARIES = "summaries"
 
 
-_collections: dict[str, list[bytes | Callable[[], bytes]]] = {}
+_collections: dict[str, list[bytes | LazySummary]] = {}
 _collections_lock = threading.Lock()
 
 
-def _add_to_collections(collections: Iterable[str] | None, entry: bytes | Callable[[], bytes]) -> None:
+def _add_to_collections(collections: Iterable[str] | None, entry: bytes | LazySummary) -> None:
     with _collections_lock:
         for key in [GraphKeys.SUMMARIES] if collections is None else collections:
             _collections.setdefault(key, []).append(entry)
 
 
-def _op(build: Callable[[Any], bytes], tensor: Any, collections: Iterable[str] | None) -> bytes:
-    """Build a Summary of `tensor` now and file it in collections: once for a value,
-    for good (re-evaluated by merge_all) for a callable."""
-    if callable(tensor):
-        serialized = build(tensor())
-        _add_to_collections(collections, lambda: build(tensor()))
-        return serialized
-    serialized = build(tensor)
-    _add_to_collections(collections, serialized)
-    return serialized
+def _op(
+    op: str, tag: str, build: Callable[[Any], bytes], tensor: Any, collections: Iterable[str] | None
+) -> bytes | LazySummary:
+    """The Summary of a value, built now and filed once in its collections; or, for a
+    zero-argument callable, the lazy op, filed for good and evaluated when merged."""
+    entry = LazySummary(op, tag, tensor, build) if callable(tensor) else build(tensor)
+    _add_to_collections(collections, entry)
+    return entry
 
 
 def scalar(
@@ -101,6 +109,8 @@ def scalar(
     """A Summary with one `simple_value`; `tensor` is a real scalar or a callable."""
     tag = family_tag(name, family)
     return _op(
+        "scalar",
+        tag,
         lambda data: legacy_values.serialized(
             [legacy_values.scalar_value(tag, as_float("scalar", tag, "tensor", data))]
         ),
@@ -119,7 +129,7 @@ def histogram(
         _, array, _, _ = histogram_encoding.prepare(tag, data, None, None)
         return legacy_values.serialized([legacy_values.histogram_value(tag, array)])
 
-    return _op(build, values, collections)
+    return _op("histogram", tag, build, values, collections)
 
 
 def image(
@@ -137,7 +147,7 @@ def image(
         _, images, _, _, _ = image_encoding.prepare(tag, data, max_outputs, None)
         return legacy_values.serialized(legacy_values.image_values(tag, images, max_outputs))
 
-    return _op(build, tensor, collections)
+    return _op("image", tag, build, tensor, collections)
 
 
 def audio(
@@ -157,14 +167,18 @@ def audio(
         _, clips, rate, _ = audio_encoding.prepare(tag, clips, sample_rate, max_outputs, None, None)
         return legacy_values.serialized(legacy_values.audio_values(tag, clips, rate, max_outputs))
 
-    return _op(build, tensor, collections)
+    return _op("audio", tag, build, tensor, collections)
 
 
 def text(name: str, tensor: Any, collections: Iterable[str] | None = None) -> bytes:
     """A Summary with the text plugin's string tensor (rendered as Markdown)."""
     tag = family_tag(name, None)
     return _op(
-        lambda data: text_encoding.summary(*text_encoding.prepare(tag, data, None)), tensor, collections
+        "text",
+        tag,
+        lambda data: text_encoding.summary(*text_encoding.prepare(tag, data, None)),
+        tensor,
+        collections,
     )
 
 
@@ -188,24 +202,28 @@ def tensor_summary(
     if summary_description is not None:
         metadata.summary_description = summary_description
     return _op(
+        "tensor_summary",
+        tag,
         lambda data: generic.summary(*generic.prepare("tensor_summary", tag, data, metadata)),
         tensor,
         collections,
     )
 
 
-def _summary_bytes(summary: Any) -> bytes:
-    if isinstance(summary, bytes):
-        return summary
-    if callable(getattr(summary, "SerializeToString", None)):
-        return summary.SerializeToString()
-    raise TypeError(f"expected a serialized Summary or a Summary proto, got {type(summary).__name__}")
-
-
 def merge(inputs: Iterable[Any], collections: Iterable[str] | None = None) -> bytes:
-    """One Summary with the values of all `inputs` (serialized Summaries or protos);
-    a tag that occurs twice is a ValueError, as in TF 1.x."""
-    merged = b"".join(_summary_bytes(item) for item in inputs if item is not None)
+    """One Summary with the values of all `inputs` (serialized Summaries, Summary protos
+    and lazy ops, evaluated now); a tag that occurs twice is a ValueError, as in TF 1.x.
+    With `collections`, the merge is filed there: lazily when an input is lazy."""
+    items = [item for item in inputs if item is not None]
+    merged = _merged(items)
+    if collections is not None:
+        lazy = any(isinstance(item, LazySummary) for item in items)
+        _add_to_collections(collections, LazySummary("merge", "", lambda: items, _merged) if lazy else merged)
+    return merged
+
+
+def _merged(items: list[Any]) -> bytes:
+    merged = b"".join(summary_bytes(item) for item in items)
     try:
         tags = [value.tag for value in summary_pb2.Summary.FromString(merged).value]
     except DecodeError as error:
@@ -213,23 +231,21 @@ def merge(inputs: Iterable[Any], collections: Iterable[str] | None = None) -> by
     duplicates = sorted({tag for tag in tags if tags.count(tag) > 1})
     if duplicates:
         raise ValueError(f"merge: duplicate tags {duplicates}; each tag may occur once in a merged summary")
-    if collections is not None:
-        _add_to_collections(collections, merged)
     return merged
 
 
 def merge_all(key: str = GraphKeys.SUMMARIES) -> bytes | None:
-    """The merged Summary of collection `key`, or None when it is empty.
+    """The merged Summary of collection `key` now, or None when it is empty.
 
-    Takes (removes) the entries of ops called with values, and calls again the entries of
-    ops called with callables, which stay; see the module docstring.
+    Takes (removes) the entries of ops called with values, and evaluates the lazy ops
+    (called with callables), which stay; see the module docstring.
     """
     with _collections_lock:
         entries = _collections.get(key, [])
-        _collections[key] = [entry for entry in entries if callable(entry)]
+        _collections[key] = [entry for entry in entries if isinstance(entry, LazySummary)]
     if not entries:
         return None
-    return merge(entry() if callable(entry) else entry for entry in entries)
+    return _merged(entries)
 
 
 def clear_collections() -> None:
@@ -275,9 +291,10 @@ class FileWriter:
         self._writer.write_event(event.SerializeToString())
 
     def add_summary(self, summary: Any, global_step: Any = None) -> None:
-        """Write a Summary (a proto of any library, or its bytes) at `global_step`."""
+        """Write a Summary at `global_step`: a proto of any library, its bytes (what
+        `merge_all()` returns), or a lazy op (evaluated now)."""
         try:
-            parsed = summary_pb2.Summary.FromString(_summary_bytes(summary))
+            parsed = summary_pb2.Summary.FromString(summary_bytes(summary))
         except DecodeError as error:
             raise ValueError(f"add_summary: not a serialized Summary ({error})") from None
         for value in parsed.value:
@@ -291,7 +308,7 @@ class FileWriter:
 
     def add_session_log(self, session_log: Any, global_step: Any = None) -> None:
         """Write a SessionLog (START tells TensorBoard to drop data from later steps)."""
-        parsed = event_pb2.SessionLog.FromString(_summary_bytes(session_log))
+        parsed = event_pb2.SessionLog.FromString(summary_bytes(session_log))
         self._add(event_pb2.Event(session_log=parsed), global_step)
 
     def add_graph(self, graph: Any, global_step: Any = None) -> None:
@@ -305,7 +322,7 @@ class FileWriter:
 
     def add_event(self, event: Any) -> None:
         """Write an Event (a proto of any library, or its bytes) as it is."""
-        self._writer.write_event(_summary_bytes(event))
+        self._writer.write_event(summary_bytes(event))
 
     def flush(self) -> None:
         """Write everything added so far to the OS."""
