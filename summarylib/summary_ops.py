@@ -80,14 +80,21 @@ def _encode_then_release(
 
 
 def queue_summary(
-    writer: SummaryWriter, op: str, tag: str, step: Any, make_summary: Callable[..., bytes], args: tuple
+    writer: SummaryWriter,
+    op: str,
+    tag: str,
+    step: Any,
+    make_summary: Callable[..., bytes],
+    args: tuple,
+    wall_time: float | None = None,
 ) -> bool:
-    """Queue `make_summary(*args)` at the resolved step; arrays in `args` count toward
-    the queue's byte bound and are recycled once encoded. Every op that queues a Summary
-    (v2 ops, compat.contrib) goes through here."""
+    """Queue `make_summary(*args)` at the resolved step (and `wall_time`, else now);
+    arrays in `args` count toward the queue's byte bound and are recycled once encoded.
+    Every op that queues a Summary (v2 ops, compat layers) goes through here."""
     nbytes = sum(arg.nbytes for arg in args if isinstance(arg, np.ndarray))
     step = resolve_step(op, tag, step)
-    writer.submit(_encode_then_release, (make_summary, *args), time.time(), step, nbytes)
+    when = time.time() if wall_time is None else wall_time
+    writer.submit(_encode_then_release, (make_summary, *args), when, step, nbytes)
     return True
 
 
