@@ -8,7 +8,8 @@ second core while the training loop goes on. A flush is a marker in the same que
 it returns only after everything queued before it.
 
 Queue items are `(make_event, args, wall_time, step, nbytes)`: the worker calls
-`make_event(wall_time, step, *args)` for the serialized Event (see event_codec);
+`make_event(wall_time, step, *args)` for the serialized Event (see event_codec), or
+None when the maker wrote its event to a file of its own (see series_files);
 `nbytes` is the size of the arrays the item holds (0 for small items). A flush is the
 marker `(FLUSH, (fsync, done), 0, 0, 0)`.
 
@@ -322,7 +323,8 @@ class Engine:
                     with self._array_bytes_lock:
                         self._array_bytes -= nbytes
                     self.room_made.set()
-            output.add(self._framer.frame(event), 1)
+            if event is not None:  # None: the maker wrote elsewhere (series_files)
+                output.add(self._framer.frame(event), 1)
         self._encode_run(run_maker, run, output)
         output.write()
 

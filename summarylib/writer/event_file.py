@@ -80,6 +80,8 @@ class EventFile:
 
     def write(self, data: bytes) -> None:
         """Hand `data` to the OS, all of it (os.write may write less than asked)."""
+        if self._fd < 0:
+            self._resume()
         view = memoryview(data)
         while view:
             view = view[os.write(self._fd, view) :]
@@ -97,6 +99,18 @@ class EventFile:
         os.makedirs(self.logdir, exist_ok=True)
         self._create()
         return lost
+
+    def suspend(self) -> None:
+        """Let go of the descriptor while the file is idle; the next write reopens it
+        for appending (a pool of many files keeps few descriptors open this way)."""
+        self.close()
+
+    def _resume(self) -> None:
+        try:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        except FileNotFoundError:  # deleted while suspended: continue in a new file
+            os.makedirs(self.logdir, exist_ok=True)
+            self._create()
 
     def sync(self) -> None:
         """Make what was written durable on disk."""

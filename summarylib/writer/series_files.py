@@ -1,0 +1,87 @@
+"""Event files of many runs written by one writer's background thread, with a bounded
+number of open descriptors.
+
+torch's `add_scalars(main_tag, {name: value})` puts each series in a run of its own
+(`log_dir/main_tag_name`), so TensorBoard draws them on one chart. torch opens a whole
+FileWriter, with its own thread and queue, per series; here every series is an event
+file of a `SeriesFiles` pool, written on the thread of the writer the events were
+queued on. Files idle the longest give up their descriptors first and are reopened
+for appending when their run logs again, so thousands of series do not exhaust the
+process's file descriptors.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+
+from summarylib.writer import records
+from summarylib.writer.event_file import EventFile
+
+DEFAULT_MAX_OPEN = 32
+
+
+class SeriesFiles:
+    """One event file per run directory, created when the run first logs; at most
+    `max_open` of them hold a descriptor at once."""
+
+    def __init__(self, max_open: int = DEFAULT_MAX_OPEN, filename_suffix: str | None = None) -> None:
+        if max_open < 1:
+            raise ValueError(f"SeriesFiles: max_open must be at least 1, got {max_open}")
+        self.max_open = max_open
+        self.filename_suffix = filename_suffix
+        self._files: dict[str, EventFile] = {}
+        self._open: OrderedDict[str, EventFile] = OrderedDict()  # least recently written first
+        self._lock = threading.Lock()
+        self.closed = False
+
+    def write(self, logdir: str, framed: bytes) -> None:
+        """Append framed records to the file of run `logdir`."""
+        with self._lock:
+            if self.closed:
+                raise RuntimeError(f"series file of {logdir}: written after close")
+            event_file = self._files.get(logdir)
+            if event_file is None:
+                os.makedirs(logdir, exist_ok=True)
+                event_file = self._files[logdir] = EventFile(logdir, self.filename_suffix)
+            self._open[logdir] = event_file
+            self._open.move_to_end(logdir)
+            while len(self._open) > self.max_open:
+                _, idle = self._open.popitem(last=False)
+                idle.suspend()
+            event_file.write(framed)
+
+    def paths(self) -> dict[str, str]:
+        """{run directory: event file path} of every run written so far."""
+        with self._lock:
+            return {logdir: event_file.path for logdir, event_file in self._files.items()}
+
+    def open_count(self) -> int:
+        """Descriptors held now."""
+        with self._lock:
+            return len(self._open)
+
+    def close(self) -> None:
+        """Close every file; idempotent."""
+        with self._lock:
+            self.closed = True
+            for event_file in self._files.values():
+                event_file.close()
+            self._open.clear()
+
+
+def series_event(
+    wall_time: float,
+    step: int,
+    series: SeriesFiles,
+    logdir: str,
+    make_event: Callable[..., bytes],
+    args: tuple,
+) -> None:
+    """An event maker for a writer's queue that writes `make_event(wall_time, step,
+    *args)` into run `logdir` of `series` instead of the writer's own file; returns None,
+    so the writer writes nothing of its own for it. Runs on the writer's thread, in
+    queue order, so a flush of the writer covers the series too."""
+    series.write(logdir, records.frame(make_event(wall_time, step, *args)))
