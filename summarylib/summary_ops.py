@@ -74,9 +74,22 @@ def _encode_then_release(
     try:
         return event_of_summary(wall_time, step, make_summary, *args)
     finally:
-        for arg in args:
-            if isinstance(arg, np.ndarray):
-                snapshot_pool.release(arg)
+        _release(args)
+
+
+def _run_then_release(wall_time: float, step: int, task: Callable[..., None], *args: Any) -> None:
+    """`task(step, *args)` on the writer's thread, for its files (no event); then the
+    snapshots in `args` are released."""
+    try:
+        task(step, *args)
+    finally:
+        _release(args)
+
+
+def _release(args: tuple) -> None:
+    for arg in args:
+        if isinstance(arg, np.ndarray):
+            snapshot_pool.release(arg)
 
 
 def queue_summary(
@@ -96,6 +109,14 @@ def queue_summary(
     when = time.time() if wall_time is None else wall_time
     writer.submit(_encode_then_release, (make_summary, *args), when, step, nbytes)
     return True
+
+
+def queue_task(writer: SummaryWriter, step: int, task: Callable[..., None], args: tuple) -> None:
+    """Queue `task(step, *args)` to run on the writer's thread in queue order, for data
+    that goes to files beside the event file (the projector's); a flush of the writer
+    waits for it, and a failure is reported as a background write error."""
+    nbytes = sum(arg.nbytes for arg in args if isinstance(arg, np.ndarray))
+    writer.submit(_run_then_release, (task, *args), time.time(), step, nbytes)
 
 
 def _log(op: str, name: str, step: Any, encoding: ModuleType, *options: Any) -> bool:

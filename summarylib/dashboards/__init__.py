@@ -1,0 +1,1 @@
+"""Public ops of the dashboards beyond the core six, bound to the default writer."""

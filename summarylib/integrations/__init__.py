@@ -1,0 +1,1 @@
+"""Integrations with ML frameworks; each imports its framework lazily, inside its own module."""
