@@ -1,0 +1,337 @@
+"""What an HParams experiment is made of: hyperparameters, their domains and metrics.
+
+The classes of `tensorboard.plugins.hparams.api` (`HParam`, `Discrete`, `IntInterval`,
+`RealInterval`, `Metric`), validated at construction with TensorBoard's error classes: an
+empty `Discrete` without a dtype or an inverted interval is a ValueError, a value of the
+wrong type (mixed types in a `Discrete`, a non-int bound of an `IntInterval`, a non-float
+bound of a `RealInterval`) a TypeError, and so is a domain that is not a `Domain`.
+
+Stricter than TensorBoard, where it would write something the dashboard misreads: a bool
+is not an int here (TensorBoard accepts `IntInterval(False, True)` and `Discrete([1,
+True])`), interval bounds may not be NaN, and names, display names and descriptions must
+be str. numpy scalars are accepted as the Python values they hold.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+import random
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from summarylib.proto import hparams_pb2
+
+# The Python types a hyperparameter value can have, and the HParamDataType of each.
+DATA_TYPES = {
+    int: hparams_pb2.DATA_TYPE_FLOAT64,  # TensorBoard has no int type: ints are numbers
+    float: hparams_pb2.DATA_TYPE_FLOAT64,
+    bool: hparams_pb2.DATA_TYPE_BOOL,
+    str: hparams_pb2.DATA_TYPE_STRING,
+}
+
+
+def python_scalar(value: Any) -> Any:
+    """`value` with numpy scalars replaced by the Python value they hold."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def set_value(target: hparams_pb2.HParamValue, value: bool | int | float | str) -> None:
+    """Store a hyperparameter value as TensorBoard does: bools, numbers and strings."""
+    if isinstance(value, bool):
+        target.bool_value = value
+    elif isinstance(value, str):
+        target.string_value = value
+    else:
+        target.number_value = value
+
+
+def _optional_str(owner: str, argument: str, value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError(
+        f"summarylib.hparams.{owner}: argument {argument!r}: expected a str or None, got {value!r}"
+    )
+
+
+class Domain(metaclass=abc.ABCMeta):
+    """The values a hyperparameter can take: one of `Discrete`, `IntInterval`,
+    `RealInterval`."""
+
+    @property
+    @abc.abstractmethod
+    def dtype(self) -> type:
+        """The Python type of the domain's values: `float`, `int`, `str` or `bool`."""
+
+    @abc.abstractmethod
+    def sample_uniform(self, rng: Any = random) -> Any:
+        """A value of the domain drawn uniformly at random with `rng` (a `random.Random`);
+        IndexError for an empty domain."""
+
+    @abc.abstractmethod
+    def update_hparam_info(self, hparam_info: hparams_pb2.HParamInfo) -> None:
+        """Set the type and the domain of an HParamInfo to this domain."""
+
+
+class IntInterval(Domain):
+    """All integers in the closed interval [min_value, max_value]."""
+
+    def __init__(self, min_value: int | None = None, max_value: int | None = None) -> None:
+        self._min_value = self._bound("min_value", min_value)
+        self._max_value = self._bound("max_value", max_value)
+        if self._min_value > self._max_value:
+            raise ValueError(f"summarylib.hparams.IntInterval: {self._min_value!r} > {self._max_value!r}")
+
+    @staticmethod
+    def _bound(argument: str, value: Any) -> int:
+        value = python_scalar(value)
+        if type(value) is not int:
+            raise TypeError(
+                f"summarylib.hparams.IntInterval: argument {argument!r}: expected an int, "
+                f"got {type(value).__name__} {value!r}"
+            )
+        return value
+
+    def __str__(self) -> str:
+        return f"[{self._min_value}, {self._max_value}]"
+
+    def __repr__(self) -> str:
+        return f"IntInterval({self._min_value!r}, {self._max_value!r})"
+
+    @property
+    def dtype(self) -> type:
+        return int
+
+    @property
+    def min_value(self) -> int:
+        return self._min_value
+
+    @property
+    def max_value(self) -> int:
+        return self._max_value
+
+    def sample_uniform(self, rng: Any = random) -> int:
+        return rng.randint(self._min_value, self._max_value)
+
+    def update_hparam_info(self, hparam_info: hparams_pb2.HParamInfo) -> None:
+        hparam_info.type = hparams_pb2.DATA_TYPE_FLOAT64
+        hparam_info.domain_interval.min_value = self._min_value
+        hparam_info.domain_interval.max_value = self._max_value
+
+
+class RealInterval(Domain):
+    """All real numbers in the closed interval [min_value, max_value]; the bounds are
+    floats, as in TensorBoard (`RealInterval(0, 1)` is a TypeError: write 0.0, 1.0)."""
+
+    def __init__(self, min_value: float | None = None, max_value: float | None = None) -> None:
+        self._min_value = self._bound("min_value", min_value)
+        self._max_value = self._bound("max_value", max_value)
+        if self._min_value > self._max_value:
+            raise ValueError(f"summarylib.hparams.RealInterval: {self._min_value!r} > {self._max_value!r}")
+
+    @staticmethod
+    def _bound(argument: str, value: Any) -> float:
+        value = python_scalar(value)
+        if type(value) is not float:
+            raise TypeError(
+                f"summarylib.hparams.RealInterval: argument {argument!r}: expected a float, "
+                f"got {type(value).__name__} {value!r}"
+            )
+        if math.isnan(value):
+            raise ValueError(f"summarylib.hparams.RealInterval: argument {argument!r}: NaN is not a bound")
+        return value
+
+    def __str__(self) -> str:
+        return f"[{self._min_value}, {self._max_value}]"
+
+    def __repr__(self) -> str:
+        return f"RealInterval({self._min_value!r}, {self._max_value!r})"
+
+    @property
+    def dtype(self) -> type:
+        return float
+
+    @property
+    def min_value(self) -> float:
+        return self._min_value
+
+    @property
+    def max_value(self) -> float:
+        return self._max_value
+
+    def sample_uniform(self, rng: Any = random) -> float:
+        return rng.uniform(self._min_value, self._max_value)
+
+    def update_hparam_info(self, hparam_info: hparams_pb2.HParamInfo) -> None:
+        hparam_info.type = hparams_pb2.DATA_TYPE_FLOAT64
+        hparam_info.domain_interval.min_value = self._min_value
+        hparam_info.domain_interval.max_value = self._max_value
+
+
+class Discrete(Domain):
+    """A fixed set of values of one type (`int`, `float`, `bool` or `str`), kept sorted.
+
+    `dtype` defaults to the type of the first value; an empty domain needs it.
+    """
+
+    def __init__(self, values: Iterable[Any], dtype: type | None = None) -> None:
+        self._values = [python_scalar(value) for value in values]
+        if dtype is None:
+            if not self._values:
+                raise ValueError("summarylib.hparams.Discrete: empty domain with no dtype specified")
+            dtype = type(self._values[0])
+        if dtype not in DATA_TYPES:
+            raise ValueError(
+                f"summarylib.hparams.Discrete: unknown dtype {dtype!r}: expected int, float, bool or str"
+            )
+        self._dtype = dtype
+        for value in self._values:
+            if type(value) is not dtype:
+                raise TypeError(
+                    f"summarylib.hparams.Discrete: values of mixed types: {value!r} "
+                    f"({type(value).__name__}) in a domain of {dtype.__name__}"
+                )
+        self._values.sort()
+
+    def __str__(self) -> str:
+        return "{" + ", ".join(repr(value) for value in self._values) + "}"
+
+    def __repr__(self) -> str:
+        return f"Discrete({self._values!r})"
+
+    @property
+    def dtype(self) -> type:
+        return self._dtype
+
+    @property
+    def values(self) -> list:
+        return list(self._values)
+
+    def sample_uniform(self, rng: Any = random) -> Any:
+        return rng.choice(self._values)
+
+    def update_hparam_info(self, hparam_info: hparams_pb2.HParamInfo) -> None:
+        hparam_info.type = DATA_TYPES[self._dtype]
+        hparam_info.ClearField("domain_discrete")
+        for value in self._values:
+            set_value(hparam_info.domain_discrete.values.add(), value)
+
+
+class HParam:
+    """A hyperparameter of an experiment: a name (unique in the experiment), an optional
+    `Domain`, display name and Markdown description. Not bound to a value: use it as a key
+    of the dict given to `hparams`."""
+
+    def __init__(
+        self,
+        name: str,
+        domain: Domain | None = None,
+        display_name: str | None = None,
+        description: str | None = None,
+    ) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"summarylib.hparams.HParam: argument 'name': expected a str, got {name!r}")
+        if not isinstance(domain, (Domain, type(None))):
+            raise ValueError(f"summarylib.hparams.HParam {name!r}: not a domain: {domain!r}")
+        self._name = name
+        self._domain = domain
+        self._display_name = _optional_str("HParam", "display_name", display_name)
+        self._description = _optional_str("HParam", "description", description)
+
+    def __str__(self) -> str:
+        return f"<HParam {self._name!r}: {self._domain}>"
+
+    def __repr__(self) -> str:
+        return (
+            f"HParam(name={self._name!r}, domain={self._domain!r}, "
+            f"display_name={self._display_name!r}, description={self._description!r})"
+        )
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def domain(self) -> Domain | None:
+        return self._domain
+
+    @property
+    def display_name(self) -> str | None:
+        return self._display_name
+
+    @property
+    def description(self) -> str | None:
+        return self._description
+
+    def as_proto(self) -> hparams_pb2.HParamInfo:
+        """The HParamInfo of the experiment record."""
+        info = hparams_pb2.HParamInfo(
+            name=self._name, display_name=self._display_name, description=self._description
+        )
+        if self._domain is not None:
+            self._domain.update_hparam_info(info)
+        return info
+
+
+class Metric:
+    """A metric of an experiment: the scalar summary `tag` in the session's run (or in its
+    subdirectory `group`), with an optional display name, Markdown description and dataset
+    type (`Metric.TRAINING` or `Metric.VALIDATION`)."""
+
+    TRAINING = hparams_pb2.DATASET_TRAINING
+    VALIDATION = hparams_pb2.DATASET_VALIDATION
+
+    def __init__(
+        self,
+        tag: str,
+        group: str | None = None,
+        display_name: str | None = None,
+        description: str | None = None,
+        dataset_type: int | None = None,
+    ) -> None:
+        if not isinstance(tag, str):
+            raise TypeError(f"summarylib.hparams.Metric: argument 'tag': expected a str, got {tag!r}")
+        self._tag = tag
+        self._group = _optional_str("Metric", "group", group)
+        self._display_name = _optional_str("Metric", "display_name", display_name)
+        self._description = _optional_str("Metric", "description", description)
+        if dataset_type not in (None, Metric.TRAINING, Metric.VALIDATION) or isinstance(dataset_type, bool):
+            raise ValueError(f"summarylib.hparams.Metric {tag!r}: invalid dataset type: {dataset_type!r}")
+        self._dataset_type = dataset_type
+
+    def __repr__(self) -> str:
+        return (
+            f"Metric(tag={self._tag!r}, group={self._group!r}, display_name={self._display_name!r}, "
+            f"description={self._description!r}, dataset_type={self._dataset_type!r})"
+        )
+
+    @property
+    def tag(self) -> str:
+        return self._tag
+
+    @property
+    def group(self) -> str | None:
+        return self._group
+
+    @property
+    def display_name(self) -> str | None:
+        return self._display_name
+
+    @property
+    def description(self) -> str | None:
+        return self._description
+
+    @property
+    def dataset_type(self) -> int | None:
+        return self._dataset_type
+
+    def as_proto(self) -> hparams_pb2.MetricInfo:
+        """The MetricInfo of the experiment record."""
+        return hparams_pb2.MetricInfo(
+            name=hparams_pb2.MetricName(group=self._group, tag=self._tag),
+            display_name=self._display_name,
+            description=self._description,
+            dataset_type=self._dataset_type,
+        )
