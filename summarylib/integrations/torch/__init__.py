@@ -1,0 +1,7 @@
+"""PyTorch integration: `trace_graph(model, *inputs)` records a forward pass as a GraphDef
+for TensorBoard's graphs dashboard. Importing this package imports torch; nothing else in
+summarylib does."""
+
+from summarylib.integrations.torch.tracer import trace_graph
+
+__all__ = ["trace_graph"]
