@@ -249,14 +249,30 @@ def test_merge_and_duplicate_tags():
 # FileWriter -----------------------------------------------------------------------------
 
 
+class TFGraphLike:
+    """What TF 1.x tutorials pass as `sess.graph`: an object with `as_graph_def()`."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+
+    def as_graph_def(self):
+        from tensorboard.compat.proto import graph_pb2 as tb_graph_pb2
+
+        return tb_graph_pb2.GraphDef(node=[{"name": name, "op": "Const"} for name in self.names])
+
+
+GRAPH_G = TFGraphLike("g").as_graph_def().SerializeToString()
+GRAPH_A = TFGraphLike("a").as_graph_def().SerializeToString()
+
+
 def test_file_writer_names_metadata_and_tensorboard(tmp_path):
     logdir = str(tmp_path)
-    with v1.FileWriter(logdir, graph=b"\n\x01g") as writer:
+    with v1.FileWriter(logdir, graph=TFGraphLike("g")) as writer:
         for step in range(3):
             writer.add_summary(v1.text("note", f"step {step}"), global_step=step)
             writer.add_summary(summary_pb2.Summary.FromString(v1.scalar("loss", step * 0.5)), step)
         writer.add_session_log(v1.SessionLog(status=v1.SessionLog.START), 3)
-        writer.add_graph(b"\n\x03\n\x01a")
+        writer.add_graph(GRAPH_A)
         writer.add_event(v1.Event(step=9, wall_time=5.0, file_version="custom"))
         assert writer.get_logdir() == logdir
     (name,) = os.listdir(logdir)
@@ -265,8 +281,23 @@ def test_file_writer_names_metadata_and_tensorboard(tmp_path):
     notes = [v for e in events for v in e.summary.value if v.tag == "note"]
     assert [n.HasField("metadata") for n in notes] == [True, False, False]  # first value only
     assert [e.session_log.status for e in events if e.HasField("session_log")] == [v1.SessionLog.START]
-    assert [e.graph_def for e in events if e.HasField("graph_def")] == [b"\n\x01g", b"\n\x03\n\x01a"]
+    assert [e.graph_def for e in events if e.HasField("graph_def")] == [GRAPH_G, GRAPH_A]
     assert read_scalars(logdir) == {".": {"loss": [(0, 0.0), (1, 0.5), (2, 1.0)]}}
+
+
+def test_file_writer_graphs_reach_the_graphs_dashboard_and_bad_graphs_are_rejected(tmp_path):
+    from summarylib.proto import graph_pb2
+
+    logdir = str(tmp_path)
+    with v1.FileWriter(logdir, TFGraphLike("input", "dense/MatMul")) as writer:
+        with pytest.raises(TypeError, match=r"compat\.v1\.FileWriter\.add_graph.*graph_def"):
+            writer.add_graph(42)
+        with pytest.raises(ValueError, match=r"compat\.v1\.FileWriter\.add_graph"):
+            writer.add_graph(b"\n\x01g")
+        writer.add_graph(graph_pb2.GraphDef(node=[graph_pb2.NodeDef(name="ours", op="Add")]), global_step=2)
+    multiplexer = provider_for(logdir)._multiplexer
+    graph = multiplexer.Graph(".")
+    assert [node.name for node in graph.node] == ["ours"]  # the newest graph of the run
 
 
 def test_file_writer_never_overwrites_and_reopens(tmp_path):

@@ -49,6 +49,7 @@ from summarylib.ops import histogram as histogram_encoding
 from summarylib.ops import image as image_encoding
 from summarylib.ops import text as text_encoding
 from summarylib.ops.convert import as_float
+from summarylib.ops.graph import graph_def_bytes, graph_event
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.proto.event_pb2 import Event, SessionLog
 from summarylib.proto.summary_pb2 import Summary, SummaryMetadata
@@ -312,13 +313,11 @@ class FileWriter:
         self._add(event_pb2.Event(session_log=parsed), global_step)
 
     def add_graph(self, graph: Any, global_step: Any = None) -> None:
-        """Write a graph: a serialized GraphDef, or any proto with SerializeToString."""
-        graph_def = graph if isinstance(graph, bytes) else getattr(graph, "SerializeToString", None)
-        if graph_def is None:
-            raise TypeError(f"add_graph: expected a GraphDef proto or its bytes, got {type(graph).__name__}")
-        self._add(
-            event_pb2.Event(graph_def=graph_def if isinstance(graph_def, bytes) else graph_def()), global_step
-        )
+        """Write a graph: a `tf.Graph` (anything with `as_graph_def()`), a GraphDef proto
+        of any library, or its bytes (see summarylib.graph)."""
+        data = graph_def_bytes(graph, "compat.v1.FileWriter.add_graph")
+        step = 0 if global_step is None else coerce_step(global_step, "global_step")
+        self._writer.submit(graph_event, (data,), time.time(), step, len(data))
 
     def add_event(self, event: Any) -> None:
         """Write an Event (a proto of any library, or its bytes) as it is."""
