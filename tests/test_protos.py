@@ -10,19 +10,41 @@ from pathlib import Path
 import pytest
 from google.protobuf import descriptor
 
-from summarylib.proto import event_pb2, histogram_pb2, plugin_data_pb2, summary_pb2, tensor_pb2, types_pb2
+from summarylib.proto import (
+    custom_scalar_pb2,
+    event_pb2,
+    graph_pb2,
+    histogram_pb2,
+    hparams_pb2,
+    mesh_pb2,
+    plugin_data_pb2,
+    projector_config_pb2,
+    summary_pb2,
+    tensor_pb2,
+    types_pb2,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def tensorboard_modules():
+    from google.protobuf import struct_pb2
+    from tensorboard.compat.proto import attr_value_pb2 as tb_attr_value
     from tensorboard.compat.proto import event_pb2 as tb_event
+    from tensorboard.compat.proto import graph_pb2 as tb_graph
     from tensorboard.compat.proto import histogram_pb2 as tb_histogram
+    from tensorboard.compat.proto import node_def_pb2 as tb_node_def
     from tensorboard.compat.proto import summary_pb2 as tb_summary
     from tensorboard.compat.proto import tensor_pb2 as tb_tensor
     from tensorboard.compat.proto import types_pb2 as tb_types
+    from tensorboard.compat.proto import versions_pb2 as tb_versions
     from tensorboard.plugins.audio import plugin_data_pb2 as tb_audio
+    from tensorboard.plugins.custom_scalar import layout_pb2 as tb_layout
+    from tensorboard.plugins.hparams import api_pb2 as tb_hparams_api
+    from tensorboard.plugins.hparams import plugin_data_pb2 as tb_hparams
+    from tensorboard.plugins.mesh import plugin_data_pb2 as tb_mesh
     from tensorboard.plugins.pr_curve import plugin_data_pb2 as tb_pr
+    from tensorboard.plugins.projector import projector_config_pb2 as tb_projector
     from tensorboard.plugins.text import plugin_data_pb2 as tb_text
 
     return {
@@ -32,6 +54,11 @@ def tensorboard_modules():
         histogram_pb2: [tb_histogram],
         types_pb2: [tb_types],
         plugin_data_pb2: [tb_audio, tb_text, tb_pr],
+        graph_pb2: [tb_graph, tb_node_def, tb_attr_value, tb_versions],
+        hparams_pb2: [tb_hparams, tb_hparams_api, struct_pb2],
+        custom_scalar_pb2: [tb_layout],
+        mesh_pb2: [tb_mesh],
+        projector_config_pb2: [tb_projector],
     }
 
 
@@ -41,8 +68,14 @@ def _messages(message: descriptor.Descriptor):
         yield from _messages(nested)
 
 
+# Our names for TensorBoard's messages and enums where its name would clash in our package
+# (summarylib.DataType exists) or needs a file we do not import (google/protobuf/struct).
+_ALIASES = {"HParamValue": "Value", "HParamValueList": "ListValue", "HParamDataType": "DataType"}
+
+
 def _theirs(name: str, modules) -> descriptor.Descriptor:
     top, *nested = name.split(".")
+    top = _ALIASES.get(top, top)
     for module in modules:
         if top in module.DESCRIPTOR.message_types_by_name:
             found = module.DESCRIPTOR.message_types_by_name[top]
@@ -53,7 +86,9 @@ def _theirs(name: str, modules) -> descriptor.Descriptor:
 
 
 def _short(descriptor_or_none) -> str | None:
-    return None if descriptor_or_none is None else descriptor_or_none.name
+    if descriptor_or_none is None:
+        return None
+    return _ALIASES.get(descriptor_or_none.name, descriptor_or_none.name)
 
 
 def test_generated_code_is_current():
@@ -85,8 +120,9 @@ def test_fields_match_tensorboard(ours):
                 their_values = {v.name: v.number for v in theirs.enum_types_by_name[enum.name].values}
                 assert {v.name: v.number for v in enum.values}.items() <= their_values.items()
     for enum in ours.DESCRIPTOR.enum_types_by_name.values():
-        module = next(m for m in modules if enum.name in m.DESCRIPTOR.enum_types_by_name)
-        their_values = {v.name: v.number for v in module.DESCRIPTOR.enum_types_by_name[enum.name].values}
+        their_name = _ALIASES.get(enum.name, enum.name)
+        module = next(m for m in modules if their_name in m.DESCRIPTOR.enum_types_by_name)
+        their_values = {v.name: v.number for v in module.DESCRIPTOR.enum_types_by_name[their_name].values}
         assert {v.name: v.number for v in enum.values}.items() <= their_values.items()
 
 
