@@ -6,6 +6,12 @@ with writer.as_default(step=0):
     sl.scalar("loss", 0.25)
 """
 
+from summarylib import hparams
+from summarylib.dashboards.custom_scalars import custom_scalars
+from summarylib.dashboards.embedding import embedding
+from summarylib.dashboards.graph import graph
+from summarylib.dashboards.mesh import mesh
+from summarylib.proto.graph_pb2 import GraphDef, NodeDef
 from summarylib.summary_ops import (
     audio,
     create_file_writer,
@@ -29,6 +35,8 @@ def create_noop_writer() -> NoopSummaryWriter:
 
 
 __all__ = [
+    "GraphDef",
+    "NodeDef",
     "NoopSummaryWriter",
     "SummaryWriter",
     "WriterError",
@@ -36,10 +44,15 @@ __all__ = [
     "audio",
     "create_file_writer",
     "create_noop_writer",
+    "custom_scalars",
+    "embedding",
     "flush",
     "get_step",
+    "graph",
     "histogram",
+    "hparams",
     "image",
+    "mesh",
     "pr_curve",
     "record_if",
     "scalar",

@@ -1,4 +1,4 @@
-"""Write a small run with every op summarylib has, then say how to look at it.
+"""Write a small run with every op and dashboard summarylib has, then say how to look at it.
 
 python -m summarylib.demo --logdir runs/demo
 """
@@ -12,7 +12,13 @@ import os
 import numpy as np
 
 import summarylib as sl
+from summarylib import hparams as hp
 from summarylib.reader import iter_events
+
+HP_LR = hp.HParam("learning_rate", hp.RealInterval(1e-4, 1e-2), display_name="learning rate")
+HP_OPTIMIZER = hp.HParam("optimizer", hp.Discrete(["adam", "sgd"]))
+# The main run and two shorter runs of a made-up sweep, each a session of the HParams dashboard.
+SWEEP = {".": (1e-3, "adam"), "sweep/lr=0.003": (3e-3, "adam"), "sweep/sgd": (1e-3, "sgd")}
 
 
 def _samples(step: int, rng: np.random.Generator) -> np.ndarray:
@@ -29,28 +35,92 @@ def _tone(step: int, sample_rate: int = 16_000) -> np.ndarray:
     return (0.5 * np.sin(2 * np.pi * (220 + 5 * step) * t)).astype(np.float32)
 
 
+def _model_graph() -> sl.GraphDef:
+    """The made-up model's graph, one box per layer, edges labelled with shapes."""
+
+    def node(name: str, op: str, inputs: list[str], shape: list[int]) -> sl.NodeDef:
+        made = sl.NodeDef(name=name, op=op, input=inputs)
+        dims = made.attr["_output_shapes"].list.shape.add().dim
+        for size in shape:
+            dims.add(size=size)
+        return made
+
+    return sl.GraphDef(
+        node=[
+            node("input", "Placeholder", [], [-1, 784]),
+            node("layer1/weights", "VariableV2", [], [784, 128]),
+            node("layer1/MatMul", "MatMul", ["input", "layer1/weights"], [-1, 128]),
+            node("layer1/Relu", "Relu", ["layer1/MatMul"], [-1, 128]),
+            node("layer2/weights", "VariableV2", [], [128, 10]),
+            node("layer2/MatMul", "MatMul", ["layer1/Relu", "layer2/weights"], [-1, 10]),
+            node("loss/Softmax", "Softmax", ["layer2/MatMul"], [-1, 10]),
+        ]
+    )
+
+
+def _write_dashboards(rng: np.random.Generator) -> None:
+    """What the dashboards beyond the core six show, once per run: the graph, a custom
+    scalars layout, an embedding for the projector and a mesh."""
+    sl.graph(_model_graph())
+    sl.custom_scalars(
+        {"training": {"loss and learning rate": ["Multiline", ["train/loss", "train/learning_rate"]]}}
+    )
+    centers = rng.normal(0, 3, size=(3, 16))
+    classes = rng.integers(0, 3, size=300)
+    points = centers[classes] + rng.normal(0, 1, size=(300, 16))
+    colors = np.array([[1.0, 0.2, 0.2], [0.2, 0.8, 0.2], [0.2, 0.3, 1.0]])[classes]
+    sl.embedding(
+        "features",
+        points,
+        metadata=[[f"point {i}", f"class {c}"] for i, c in enumerate(classes)],
+        metadata_header=["name", "class"],
+        label_images=np.broadcast_to(colors[:, np.newaxis, np.newaxis, :], (300, 8, 8, 3)),
+    )
+    sl.mesh(
+        "tetrahedron",
+        [[[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]],
+        faces=[[[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]]],
+        colors=[[[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 0]]],
+    )
+
+
+def _log_step(
+    step: int, steps: int, learning_rate: float, rng: np.random.Generator, labels: np.ndarray
+) -> None:
+    loss = 2.0 * math.exp(-step * learning_rate / 0.03) + 0.05 * math.sin(step)
+    sl.scalar("train/loss", loss, description="Cross-entropy on the training batch.")
+    sl.scalar("train/learning_rate", learning_rate * 0.97**step)
+    sl.histogram("layer1/weights", rng.normal(0, 1 + step / 50, size=5000))
+    if step % 10 == 0:
+        sl.image("samples", _samples(step, rng), max_outputs=4)
+        sl.audio("tone", _tone(step), sample_rate=16_000)
+        skill = step / steps
+        predictions = np.clip(labels * skill + rng.uniform(0, 1, size=labels.size) * (1 - skill), 0, 1)
+        sl.pr_curve("eval/pr", labels, predictions)
+        sl.text("eval/table", [["step", str(step)], ["loss", f"{loss:.3f}"]])
+
+
 def write_demo_run(logdir: str, steps: int = 100) -> str:
-    """Log a made-up training run with every op into `logdir`; returns the event file."""
+    """Log a made-up training run with every op into `logdir` (and two shorter runs of a
+    sweep beside it, for the HParams dashboard); returns the main run's event file."""
     rng = np.random.default_rng(0)
     labels = rng.integers(0, 2, size=2000).astype(bool)
-    with sl.create_file_writer(logdir) as writer, writer.as_default():
-        sl.text("about", "A **summarylib demo**: a made-up training run with every op.", step=0)
-        for step in range(steps):
-            sl.set_step(step)
-            loss = 2.0 * math.exp(-step / 30) + 0.05 * math.sin(step)
-            sl.scalar("train/loss", loss, description="Cross-entropy on the training batch.")
-            sl.scalar("train/learning_rate", 1e-3 * 0.97**step)
-            sl.histogram("layer1/weights", rng.normal(0, 1 + step / 50, size=5000))
-            if step % 10 == 0:
-                sl.image("samples", _samples(step, rng), max_outputs=4)
-                sl.audio("tone", _tone(step), sample_rate=16_000)
-                skill = step / steps
-                predictions = np.clip(
-                    labels * skill + rng.uniform(0, 1, size=labels.size) * (1 - skill), 0, 1
-                )
-                sl.pr_curve("eval/pr", labels, predictions)
-                sl.text("eval/table", [["step", str(step)], ["loss", f"{loss:.3f}"]])
-        return writer.path
+    paths = {}
+    for run, (learning_rate, optimizer) in SWEEP.items():
+        run_steps = steps if run == "." else max(1, steps // 4)
+        run_dir = logdir if run == "." else os.path.join(logdir, run)
+        with sl.create_file_writer(run_dir) as writer, writer.as_default(step=0):
+            if run == ".":
+                hp.hparams_config([HP_LR, HP_OPTIMIZER], [hp.Metric("train/loss", display_name="loss")])
+                sl.text("about", "A **summarylib demo**: a made-up training run with every op.")
+                _write_dashboards(rng)
+            hp.hparams({HP_LR: learning_rate, HP_OPTIMIZER: optimizer})
+            for step in range(run_steps):
+                sl.set_step(step)
+                _log_step(step, run_steps, learning_rate, rng, labels)
+            hp.session_end("success")
+            paths[run] = writer.path
+    return paths["."]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -63,6 +133,8 @@ def main(argv: list[str] | None = None) -> None:
     for event in iter_events(path):
         for value in event.summary.value:
             tags[value.tag] = tags.get(value.tag, 0) + 1
+        if event.graph_def:
+            tags["(graph)"] = tags.get("(graph)", 0) + 1
     print(f"wrote {path}")
     for tag, count in sorted(tags.items()):
         print(f"  {tag}: {count} events")

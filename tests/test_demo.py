@@ -8,7 +8,9 @@ import sys
 
 from tensorboard import context
 
+from summarylib.demo import write_demo_run
 from tests.tensorboard_data import provider_for
+from tests.tensorboard_server import get_json, post_json, running_tensorboard, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -44,3 +46,43 @@ def test_demo_writes_every_dashboard(tmp_path):
         "audio": ["tone"],
     }
     assert listed["scalars"]["."]["train/loss"].max_step == 19
+
+
+def test_the_demo_lights_up_every_dashboard_of_a_real_tensorboard(tmp_path):
+    logdir = str(tmp_path / "demo")
+    write_demo_run(logdir, steps=12)
+    with running_tensorboard(logdir) as base:
+        listing = wait_for(
+            lambda: get_json(base, "data/plugins_listing"),
+            lambda found: all(found.get(name, {}).get("enabled") for name in DASHBOARDS),
+        )
+        assert all(listing[name]["enabled"] for name in DASHBOARDS)
+        sessions = post_json(
+            base,
+            "data/plugin/hparams/session_groups",
+            {
+                "experimentName": "",
+                "allowedStatuses": ["STATUS_SUCCESS"],
+                "colParams": [],
+                "startIndex": 0,
+                "sliceSize": 10,
+            },
+        )
+        assert sessions["totalSize"] == 3  # the main run and two of the sweep
+
+
+# Every dashboard TensorBoard has without TensorFlow, and that the demo writes for.
+DASHBOARDS = [
+    "scalars",
+    "custom_scalars",
+    "images",
+    "audio",
+    "graphs",
+    "distributions",
+    "histograms",
+    "text",
+    "pr_curves",
+    "hparams",
+    "projector",
+    "mesh",
+]
