@@ -2,18 +2,22 @@
 
     python benchmarks/bench_media.py [--image-calls N] [--audio-calls N] [--repeats R]
 
-Images: a batch of 4 RGB uint8 images of 256x256 per call, once random (PNG cannot
-compress it) and once smooth (it compresses well); every library writes all 4. Audio: 1 s
-of 44.1 kHz mono float32 per call. Contenders that are not installed are left out.
-Compare ratios, not absolute times.
+Images: a batch of 4 RGB uint8 images of 256x256 per call, of several kinds: random noise
+(PNG cannot compress it), a smooth gradient, a photo-like image, a rendered line chart and
+text; every library writes all 4 (tensorboardX and torch as one 1024x256 grid, summarylib
+as 4 PNGs). Beside the times, the event-file bytes per 256x256 image: PNG size is the other
+half of the trade. Audio: 1 s of 44.1 kHz mono float32 per call. Contenders that are not
+installed are left out. Compare ratios, not absolute times.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Callable
 
 import numpy as np
-from common import compare
+from common import Timing, available, best_of, compare, summarylib_run, writer_run
 
 SAMPLE_RATE = 44100
 
@@ -26,6 +30,115 @@ def smooth_images() -> np.ndarray:
     y, x = np.mgrid[0:256, 0:256]
     image = np.stack([x, y, (x + y) // 2], axis=-1)
     return np.stack([(image + 40 * k) % 256 for k in range(4)]).astype(np.uint8)
+
+
+def photo_images() -> np.ndarray:
+    """Photo-like: smooth colour fields, a few hard-edged discs, sensor noise."""
+    rng = np.random.default_rng(0)
+    y, x = np.mgrid[0:256, 0:256] / 256
+    batch = np.zeros((4, 256, 256, 3))
+    for image in batch:
+        for channel in range(3):
+            for _ in range(12):
+                fx, fy = rng.uniform(-6, 6, 2)
+                wave = np.sin(2 * np.pi * (fx * x + fy * y) + rng.uniform(0, 6.3))
+                image[..., channel] += rng.uniform(0.2, 1) / (1 + abs(fx) + abs(fy)) * wave
+        image[:] = (image - image.min()) / np.ptp(image) * 200 + 25
+        for _ in range(6):
+            cy, cx, r = rng.uniform(0, 1, 3)
+            disc = (y - cy) ** 2 + (x - cx) ** 2 < (0.05 + 0.15 * r) ** 2
+            image[disc] = image[disc] * 0.6 + rng.uniform(0, 100, 3)
+    batch += rng.normal(0, 3, batch.shape)
+    return np.clip(batch, 0, 255).astype(np.uint8)
+
+
+def plot_images() -> np.ndarray:
+    """Line charts rendered by matplotlib (Agg)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    t = np.linspace(0, 10, 200)
+    batch = []
+    for k in range(4):
+        figure = plt.figure(figsize=(2.56, 2.56), dpi=100)
+        axes = figure.add_subplot()
+        axes.plot(t, np.sin(t + k), label="sin")
+        axes.plot(t, np.exp(-t / 4) * np.cos(3 * t + k), label="damped")
+        axes.legend()
+        axes.grid(True)
+        figure.canvas.draw()
+        batch.append(np.asarray(figure.canvas.buffer_rgba())[..., :3].copy())
+        plt.close(figure)
+    return np.stack(batch)
+
+
+def text_images() -> np.ndarray:
+    """Black words on white."""
+    from PIL import Image, ImageDraw
+
+    rng = np.random.default_rng(1)
+    words = ("the", "quick", "brown", "fox", "loss", "accuracy", "epoch", "step")
+    batch = []
+    for _ in range(4):
+        canvas = Image.new("RGB", (256, 256), "white")
+        draw = ImageDraw.Draw(canvas)
+        for line in range(21):
+            draw.text((4, 2 + 12 * line), " ".join(rng.choice(words, 6)), fill="black")
+        batch.append(np.asarray(canvas))
+    return np.stack(batch)
+
+
+IMAGE_KINDS = {
+    "random": random_images,
+    "smooth": smooth_images,
+    "photo": photo_images,
+    "plot": plot_images,
+    "text": text_images,
+}
+
+
+def sized(run: Callable[[str], Timing], sizes: list[int]) -> Callable[[str], Timing]:
+    """`run`, also noting the bytes it left in its logdir."""
+
+    def run_and_measure(logdir: str) -> Timing:
+        timing = run(logdir)
+        sizes.append(sum(entry.stat().st_size for entry in os.scandir(logdir) if entry.is_file()))
+        return timing
+
+    return run_and_measure
+
+
+def image_table(kind: str, images: np.ndarray, calls: int, repeats: int) -> None:
+    """Time per call and event-file bytes per image for each installed library."""
+    import summarylib as sl
+
+    runs = {
+        "summarylib": summarylib_run(
+            calls, lambda step: sl.image("samples", images, step=step, max_outputs=len(images))
+        )
+    }
+    for module in ("tensorboardX", "torch.utils.tensorboard"):
+        if available(module.split(".")[0]) and available("tensorboard"):
+            runs[module] = writer_run(
+                module,
+                calls,
+                lambda writer, step: writer.add_images("samples", images, step, dataformats="NHWC"),
+            )
+    print(f"\nimage: 4 x 256x256x3 uint8, {kind} ({calls:,} calls, best of {repeats})\n")
+    print("| library | caller ms/call | total ms/call (incl. close) | total / summarylib's | bytes/image |")
+    print("|---|---:|---:|---:|---:|")
+    rows = {}
+    for name, run in runs.items():
+        sizes: list[int] = []
+        rows[name] = (best_of(repeats, sized(run, sizes)), min(sizes) / (calls * len(images)))
+    base = rows["summarylib"][0].total
+    for name, (timing, size) in rows.items():
+        print(
+            f"| {name} | {timing.caller / calls * 1e3:.2f} | {timing.total / calls * 1e3:.2f} | "
+            f"{timing.total / base:.1f}x | {size:,.0f} |"
+        )
 
 
 def one_second_of_audio() -> np.ndarray:
@@ -42,16 +155,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
 
-    for content, images in (("random", random_images()), ("smooth", smooth_images())):
-        compare(
-            f"image: 4 x 256x256x3 uint8, {content}",
-            args.image_calls,
-            args.repeats,
-            lambda step, images=images: sl.image("samples", images, step=step, max_outputs=4),
-            lambda writer, step, images=images: writer.add_images(
-                "samples", images, step, dataformats="NHWC"
-            ),
-        )
+    for kind, make in IMAGE_KINDS.items():
+        image_table(kind, make(), args.image_calls, args.repeats)
     clip = one_second_of_audio()
     compare(
         "audio: 1 s of 44.1 kHz mono float32",

@@ -15,7 +15,8 @@ from summarylib.compat.legacy_histogram import histogram_proto
 from summarylib.ops.audio import encode_wav
 from summarylib.ops.convert import as_array
 from summarylib.ops.histogram import finite_values
-from summarylib.ops.image import encode_png, to_uint8
+from summarylib.ops.image import to_uint8
+from summarylib.ops.png import encode_png
 from summarylib.proto import summary_pb2
 
 # TF 1.x paints pixels with a NaN or infinite channel in this color (opaque red).

@@ -13,16 +13,13 @@ bool images are written as 0/255 and uint32/uint64 ones with the same rule as th
 integers (TF rejects all three). Images with no pixels are rejected when one would be
 written, since PNG cannot hold them (TF fails inside its PNG encoder).
 
-PNGs are written uncompressed (stored deflate blocks), by hand: 0.2 ms for a 256x256 RGB
-image, where pillow takes 1 to 4 ms at compression level 0 (it still chooses a filter
-for every row) and 1 to 8 ms at level 1, and TF's level-6 PNGs take longer still. The
-files are larger (the raw pixel size); the decoded pixels are the same.
+Each image is one PNG from `summarylib.ops.png.encode_png`, the encoder every image path
+shares: row filters and a fast deflate, about the size of the PNGs TF and pillow write at
+their default compression in a tenth of the time or less; the decoded pixels are the same.
 """
 
 from __future__ import annotations
 
-import struct
-import zlib
 from typing import Any
 
 import numpy as np
@@ -30,16 +27,13 @@ import numpy as np
 from summarylib.ops.batch import as_batch, check_max_outputs, first, string_tensor_summary
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import check_description, op_error
+from summarylib.ops.png import encode_png
 from summarylib.ops.tensor import make_tensor_proto
 from summarylib.proto import summary_pb2, tensor_pb2
 
 PLUGIN_NAME = "images"
 
 _AXES = ("k", "h", "w", "c")
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_PNG_COLOR_TYPES = {1: 0, 2: 4, 3: 2, 4: 6}  # gray, gray+alpha, RGB, RGBA
-_PNG_HEADER = struct.Struct(">IIBBBBB")  # width, height, depth, color, compression, filter, interlace
-_PNG_UINT32 = struct.Struct(">I")
 
 
 def create_metadata(description: str | None = None) -> summary_pb2.SummaryMetadata:
@@ -132,30 +126,3 @@ def _int_to_uint8(images: np.ndarray) -> np.ndarray:
     if shift < 0:
         return np.clip(images, 0, None).astype(np.uint8) << np.uint8(-shift)
     return np.clip(images >> shift, 0, 255).astype(np.uint8)
-
-
-def encode_png(image: np.ndarray) -> bytes:
-    """One `[h, w, c]` uint8 image (c in 1..4: gray, gray+alpha, RGB, RGBA) as an
-    uncompressed 8-bit PNG: each row of pixels after a 0 byte (no filter), in stored
-    deflate blocks."""
-    height, width, channels = image.shape
-    rows = np.empty((height, 1 + width * channels), np.uint8)
-    rows[:, 0] = 0
-    rows[:, 1:] = image.reshape(height, width * channels)
-    header = _PNG_HEADER.pack(width, height, 8, _PNG_COLOR_TYPES[channels], 0, 0, 0)
-    return b"".join(
-        [
-            _PNG_SIGNATURE,
-            *_png_chunk(b"IHDR", header),
-            *_png_chunk(b"IDAT", zlib.compress(rows, 0)),
-            *_PNG_END,
-        ]
-    )
-
-
-def _png_chunk(kind: bytes, data: bytes) -> tuple[bytes, bytes, bytes, bytes]:
-    """A PNG chunk's parts: length, type, data, CRC-32 of type and data."""
-    return _PNG_UINT32.pack(len(data)), kind, data, _PNG_UINT32.pack(zlib.crc32(data, zlib.crc32(kind)))
-
-
-_PNG_END = _png_chunk(b"IEND", b"")
