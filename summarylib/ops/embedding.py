@@ -41,7 +41,8 @@ from google.protobuf import text_format
 
 from summarylib.ops.convert import as_array, as_real_array, snapshot
 from summarylib.ops.errors import op_error
-from summarylib.ops.image import encode_png, to_uint8
+from summarylib.ops.image import to_uint8
+from summarylib.ops.png import encode_png
 from summarylib.proto import projector_config_pb2
 
 CONFIG_FILENAME = "projector_config.pbtxt"
