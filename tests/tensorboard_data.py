@@ -43,3 +43,31 @@ def read_tensors(logdir: str, plugin: str) -> dict:
         run: {tag: [(d.step, d.numpy) for d in data] for tag, data in tags.items()}
         for run, tags in result.items()
     }
+
+
+def read_blob_sequences(logdir: str, plugin: str) -> dict:
+    """{run: {tag: [(step, [blob bytes, ...]), ...]}} for a blob-sequence plugin (images,
+    audio, graphs), the blobs fetched as the dashboards fetch them."""
+    provider = provider_for(logdir)
+    context = tb_context.RequestContext()
+    result = provider.read_blob_sequences(context, experiment_id="", plugin_name=plugin, downsample=10**9)
+    return {
+        run: {
+            tag: [
+                (d.step, [provider.read_blob(context, blob_key=ref.blob_key) for ref in d.values])
+                for d in data
+            ]
+            for tag, data in tags.items()
+        }
+        for run, tags in result.items()
+    }
+
+
+def read_wall_times(logdir: str, plugin: str = "scalars") -> dict:
+    """{run: {tag: [wall_time, ...]}} of a scalar plugin's points."""
+    result = provider_for(logdir).read_scalars(
+        tb_context.RequestContext(), experiment_id="", plugin_name=plugin, downsample=10**9
+    )
+    return {
+        run: {tag: [d.wall_time for d in data] for tag, data in tags.items()} for run, tags in result.items()
+    }

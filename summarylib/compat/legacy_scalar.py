@@ -1,0 +1,49 @@
+"""TF 1.x's `simple_value` scalar event, laid out by hand: the event maker of torch's and
+tensorboardX's `add_scalar` (their default, v1 style).
+
+An event is `Event{wall_time, step, summary: {value: [{tag, simple_value}]}}` with no
+metadata, the float32 value in a fixed32 field. The bytes around the value depend only
+on the tag and are built once per tag; the result is byte for byte what the generated
+code serializes (tests/test_compat_torch_scalars.py proves it), so third-party readers
+such as TensorBoard's `EventAccumulator.Scalars()` read it as they read torch's files.
+"""
+
+from __future__ import annotations
+
+import functools
+import struct
+
+from summarylib.ops.scalar import float32_bytes
+from summarylib.writer.event_codec import event_head, length_delimited, varint
+
+_FLOAT32 = struct.Struct("<f")
+_WALL_TIME = struct.Struct("<Bd")  # Event.wall_time's key, then the double
+_SIMPLE_VALUE_KEY = b"\x15"  # Summary.Value.simple_value: field 2, fixed32
+_VALUE_TAG = b"\x0a"  # Summary.Value.tag
+_SUMMARY_VALUE = b"\x0a"  # Summary.value
+_EVENT_SUMMARY = b"\x2a"  # Event.summary
+
+
+@functools.lru_cache(maxsize=4096)
+def _before_value(tag: str) -> bytes:
+    """The bytes of a simple_value event after its wall time and step and before its four
+    value bytes (the last field: nothing follows them)."""
+    tag_field = length_delimited(_VALUE_TAG, tag.encode("utf-8"))
+    value_size = len(tag_field) + 1 + 4
+    summary_head = _SUMMARY_VALUE + varint(value_size)
+    summary_size = len(summary_head) + value_size
+    return _EVENT_SUMMARY + varint(summary_size) + summary_head + tag_field + _SIMPLE_VALUE_KEY
+
+
+def simple_value_event(wall_time: float, step: int, tag: str, value: float) -> bytes:
+    """The serialized Event of one v1 scalar (an event maker for the writer's queue).
+
+    Values beyond float32's range become ±inf, as a float32 cast makes them.
+    """
+    try:
+        packed = _FLOAT32.pack(value)
+    except OverflowError:
+        packed = float32_bytes(value)
+    if wall_time > 0 and 0 < step < 0x80:  # the usual case early in a run, without calls
+        return b"".join((_WALL_TIME.pack(9, wall_time), b"\x10", bytes((step,)), _before_value(tag), packed))
+    return b"".join((event_head(wall_time, step), _before_value(tag), packed))

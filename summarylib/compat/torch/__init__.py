@@ -1,0 +1,10 @@
+"""torch.utils.tensorboard's `SummaryWriter` on summarylib: change one import.
+
+    from summarylib.compat.torch import SummaryWriter   # was: from torch.utils.tensorboard import ...
+
+Importing this package does not import torch (only `add_graph` does, when called).
+"""
+
+from summarylib.compat.torch.writer import SummaryWriter
+
+__all__ = ["SummaryWriter"]

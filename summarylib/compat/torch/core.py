@@ -1,0 +1,199 @@
+"""The part of torch's `SummaryWriter` that is about the run, not the data: where it
+writes, purge_step, add_event/add_summary, flush/close, and the helpers every `add_*`
+method queues through.
+
+The writer wraps a `summarylib.SummaryWriter` of `log_dir` and writes to it directly,
+never through the default-writer context: a torch writer writes to itself whatever the
+default is. Its `add_scalars` series are files of a `SeriesFiles` pool written on the
+same writer's background thread.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from google.protobuf.message import DecodeError
+
+from summarylib.ops.errors import check_name
+from summarylib.proto import event_pb2, summary_pb2
+from summarylib.summary_ops import queue_summary
+from summarylib.writer.context import resolve_step
+from summarylib.writer.event_codec import event_of_summary
+from summarylib.writer.series_files import SeriesFiles
+from summarylib.writer.summary_writer import SummaryWriter as _Writer
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def default_log_dir(comment: str = "") -> str:
+    """torch's default: `runs/<Mon DD_HH-MM-SS>_<hostname><comment>`."""
+    current_time = datetime.now().strftime("%b%d_%H-%M-%S")
+    return os.path.join("runs", f"{current_time}_{socket.gethostname()}{comment}")
+
+
+def _serialized(op: str, argument: str, message: Any, kind: type) -> bytes:
+    """A protobuf message of `kind`'s name (summarylib's, TensorBoard's, TensorFlow's or
+    torch's) or its bytes, serialized and checked to parse."""
+    serialize = getattr(message, "SerializeToString", None)
+    data = serialize() if callable(serialize) else message
+    if not isinstance(data, bytes):
+        raise TypeError(
+            f"summarylib.{op}: argument {argument!r}: expected a {kind.__name__} protobuf or its bytes, "
+            f"got {type(message).__name__}"
+        )
+    try:
+        kind.FromString(data)
+    except DecodeError as error:
+        raise ValueError(
+            f"summarylib.{op}: argument {argument!r}: not a serialized {kind.__name__} ({error})"
+        ) from None
+    return data
+
+
+class _ReopenOnWrite:
+    """Stands in for the closed writer: the first write after `close()` opens a new one,
+    as torch's writer reopens itself (Lightning closes its logger's writer in `finalize`
+    and logs again in `trainer.test`)."""
+
+    closed = False
+
+    def __init__(self, owner: WriterCore) -> None:
+        self._owner = owner
+        self.logdir = owner.log_dir
+
+    def submit(self, *item: Any) -> None:
+        self._owner._open().submit(*item)
+
+    def write_event(self, event: bytes) -> None:
+        self._owner._open().write_event(event)
+
+    def flush(self) -> None:
+        """Nothing written since the close."""
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+class WriterCore:
+    """Construction, the run's events and the writer's lifecycle (see the module docstring)."""
+
+    def __init__(
+        self,
+        log_dir: str | os.PathLike | None = None,
+        comment: str = "",
+        purge_step: int | None = None,
+        max_queue: int = 10,
+        flush_secs: float = 120,
+        filename_suffix: str = "",
+        *,
+        logdir: str | os.PathLike | None = None,
+    ) -> None:
+        log_dir = log_dir or logdir  # tensorboardX spells it logdir
+        self.log_dir = os.fspath(log_dir) if log_dir else default_log_dir(comment)
+        self.purge_step = purge_step
+        self.max_queue = max_queue
+        self.flush_secs = flush_secs
+        self.filename_suffix = filename_suffix
+        self._writer: _Writer | _ReopenOnWrite = _ReopenOnWrite(self)
+        self._series: SeriesFiles | None = None
+        self._open()
+
+    def _open(self) -> _Writer:
+        """Open the run's summarylib writer (and write the purge marker, once)."""
+        writer = _Writer(
+            self.log_dir,
+            max_queue=self.max_queue,
+            flush_millis=max(1, round(self.flush_secs * 1000)),
+            filename_suffix=self.filename_suffix,
+        )
+        self._writer = writer
+        self._series = SeriesFiles(filename_suffix=self.filename_suffix)
+        if self.purge_step is not None:
+            # TensorBoard discards the events of this run at steps >= purge_step written
+            # before this START (a resumed run's stale tail).
+            start = event_pb2.Event(
+                wall_time=time.time(),
+                step=resolve_step("SummaryWriter", "<purge_step>", self.purge_step),
+                session_log=event_pb2.SessionLog(status=event_pb2.SessionLog.START),
+            )
+            writer.write_event(start.SerializeToString())
+            self.purge_step = None
+        return writer
+
+    def get_logdir(self) -> str:
+        """The directory of the run's event file."""
+        return self.log_dir
+
+    @staticmethod
+    def _step(op: str, tag: str, global_step: Any) -> int:
+        """The event's step: `global_step`, or 0 when None (torch leaves it unset)."""
+        if type(global_step) is int and _INT64_MIN <= global_step <= _INT64_MAX:
+            return global_step
+        return 0 if global_step is None else resolve_step(op, tag, global_step)
+
+    @staticmethod
+    def _wall_time(walltime: float | None) -> float:
+        """The event's wall time: `walltime`, or now when None."""
+        return time.time() if walltime is None else walltime
+
+    @staticmethod
+    def _tag(op: str, tag: Any) -> str:
+        return tag if type(tag) is str and tag else check_name(op, tag)
+
+    def _queue(
+        self,
+        op: str,
+        tag: str,
+        global_step: Any,
+        make_summary: Callable[..., bytes],
+        args: tuple,
+        walltime: float | None,
+    ) -> None:
+        """Queue the Summary `make_summary(*args)` (made on the writer's thread)."""
+        step = self._step(op, tag, global_step)
+        queue_summary(self._writer, op, tag, step, make_summary, args, wall_time=walltime)  # type: ignore[arg-type]
+
+    def add_event(self, event: Any, step: int | None = None, walltime: float | None = None) -> None:
+        """Write an `Event` protobuf (summarylib's, TensorBoard's or torch's) as it is, with
+        `walltime` (default now) and, if given, `step`."""
+        parsed = event_pb2.Event.FromString(_serialized("add_event", "event", event, event_pb2.Event))
+        parsed.wall_time = self._wall_time(walltime)
+        if step is not None:
+            parsed.step = self._step("add_event", "<event>", step)
+        self._writer.write_event(parsed.SerializeToString())
+
+    def add_summary(
+        self, summary: Any, global_step: int | None = None, walltime: float | None = None
+    ) -> None:
+        """Write a `Summary` protobuf (or its bytes) as one event."""
+        data = _serialized("add_summary", "summary", summary, summary_pb2.Summary)
+        step = self._step("add_summary", "<summary>", global_step)
+        self._writer.submit(event_of_summary, (bytes, data), self._wall_time(walltime), step)
+
+    def flush(self) -> None:
+        """Return once everything logged so far, `add_scalars` series included, is with
+        the OS; raises `WriterError` if writing failed in the background."""
+        self._writer.flush()
+
+    def close(self) -> None:
+        """Write everything logged and close the files. Logging again afterwards opens a
+        new event file in the same run, as torch does."""
+        writer, series = self._writer, self._series
+        self._writer, self._series = _ReopenOnWrite(self), None
+        try:
+            writer.flush()  # the series' events are written on the writer's thread
+            writer.close()
+        finally:
+            if series is not None:
+                series.close()
+
+    def __enter__(self) -> WriterCore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,161 @@
+"""torch's `add_histogram` and `add_histogram_raw`: TF 1.x `histo` values (HistogramProto),
+as torch writes them, so the histograms and distributions dashboards show the buckets
+torch users chose with `bins`.
+
+- `bins="tensorflow"` (the default): TF's exponential buckets (limits growing by 10% from
+  1e-12, mirrored), the `histo` of `summarylib.compat.legacy_values`. torch counts the
+  same buckets with numpy; TensorBoard shows the same bars for both.
+- any other `bins` numpy's `histogram` takes (a number of bins, a rule name such as
+  `"auto"` or `"fd"`, or the edges): numpy's buckets, cut to `max_bins` by adding up
+  neighbours as torch does, trimmed to the non-empty ones plus one empty bucket on the
+  left (TensorBoard writes only right edges).
+
+Differences from torch: NaN and ±Inf are left out with a warning (torch's numpy call
+fails on them, or counts them nowhere with explicit edges); bad `bins` or `max_bins`
+and empty input are a ValueError at the call naming the tag. Bucketing happens on the
+writer's thread, on a float64 snapshot of the values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from summarylib.compat.legacy_values import histogram_value, serialized
+from summarylib.compat.torch.core import WriterCore
+from summarylib.ops.convert import as_real_array
+from summarylib.ops.errors import op_error
+from summarylib.ops.histogram import finite_values
+from summarylib.proto import histogram_pb2, summary_pb2
+from summarylib.writer.event_codec import event_of_summary
+
+_NUMPY_RULES = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
+_OP = "add_histogram"
+
+
+def check_bins(tag: str, bins: Any) -> str | int | np.ndarray:
+    """`bins` as numpy takes it (or "tensorflow"), checked at the call."""
+    if isinstance(bins, str):
+        if bins == "tensorflow" or bins in _NUMPY_RULES:
+            return bins
+        raise op_error(
+            ValueError, _OP, tag, "bins", f"expected 'tensorflow' or one of {_NUMPY_RULES}, got {bins!r}"
+        )
+    if isinstance(bins, (int, np.integer)) and not isinstance(bins, (bool, np.bool_)):
+        if bins < 1:
+            raise op_error(ValueError, _OP, tag, "bins", f"expected a positive number of bins, got {bins}")
+        return int(bins)
+    edges = as_real_array(_OP, tag, "bins", bins).astype(np.float64)
+    if edges.ndim != 1 or edges.size < 2 or not (np.diff(edges) >= 0).all():
+        raise op_error(
+            ValueError, _OP, tag, "bins", f"expected increasing bin edges, got shape {list(edges.shape)}"
+        )
+    return edges
+
+
+def _check_max_bins(tag: str, max_bins: Any) -> int | None:
+    if max_bins is None:
+        return None
+    if isinstance(max_bins, (bool, np.bool_)) or not isinstance(max_bins, (int, np.integer)) or max_bins < 1:
+        raise op_error(ValueError, _OP, tag, "max_bins", f"expected None or a positive int, got {max_bins!r}")
+    return int(max_bins)
+
+
+def numpy_histogram_proto(values: np.ndarray, bins: str | int | np.ndarray, max_bins: int | None) -> Any:
+    """The HistogramProto of finite float64 `values` bucketed by numpy with `bins`."""
+    counts, edges = np.histogram(values, bins=bins)
+    if max_bins is not None and counts.size > max_bins:
+        factor = counts.size // max_bins
+        counts = np.pad(counts, (0, -counts.size % factor)).reshape(-1, factor).sum(axis=1)
+        edges = np.append(edges[:-1:factor], edges[-1])
+    nonzero = np.flatnonzero(counts)
+    if nonzero.size == 0:  # every value outside explicit edges
+        counts, limits = np.zeros(1), edges[-1:]
+    elif nonzero[0] > 0:
+        counts, limits = counts[nonzero[0] - 1 : nonzero[-1] + 1], edges[nonzero[0] : nonzero[-1] + 2]
+    else:
+        counts, limits = np.append(0, counts[: nonzero[-1] + 1]), edges[: nonzero[-1] + 2]
+    return histogram_pb2.HistogramProto(
+        min=float(values.min()),
+        max=float(values.max()),
+        num=float(values.size),
+        sum=float(values.sum()),
+        sum_squares=float(values.dot(values)),
+        bucket_limit=limits.tolist(),
+        bucket=counts.astype(np.float64).tolist(),
+    )
+
+
+def histogram_summary(tag: str, values: np.ndarray, bins: Any, max_bins: int | None) -> bytes:
+    """The serialized Summary of a prepared histogram (on the writer's thread)."""
+    if isinstance(bins, str) and bins == "tensorflow":
+        return serialized([histogram_value(tag, values)])
+    proto = numpy_histogram_proto(finite_values(tag, values), bins, max_bins)
+    return serialized([summary_pb2.Summary.Value(tag=tag, histo=proto)])
+
+
+class HistogramMethods(WriterCore):
+    """The histogram methods of torch's writer (see the module docstring)."""
+
+    def add_histogram(
+        self,
+        tag: str,
+        values: Any,
+        global_step: int | None = None,
+        bins: Any = "tensorflow",
+        walltime: float | None = None,
+        max_bins: int | None = None,
+    ) -> None:
+        """Write a histogram of `values` (any shape, flattened) bucketed by `bins`."""
+        tag = self._tag(_OP, tag)
+        checked_bins = check_bins(tag, bins)
+        checked_max = _check_max_bins(tag, max_bins)
+        array = as_real_array(_OP, tag, "values", values)
+        if array.size == 0:
+            raise op_error(
+                ValueError, _OP, tag, "values", f"expected at least one value, got shape {list(array.shape)}"
+            )
+        snapshot = np.array(array, dtype=np.float64).reshape(-1)  # a copy: the snapshot
+        self._queue(
+            _OP, tag, global_step, histogram_summary, (tag, snapshot, checked_bins, checked_max), walltime
+        )
+
+    def add_histogram_raw(
+        self,
+        tag: str,
+        min: float,
+        max: float,
+        num: int,
+        sum: float,
+        sum_squares: float,
+        bucket_limits: Any,
+        bucket_counts: Any,
+        global_step: int | None = None,
+        walltime: float | None = None,
+    ) -> None:
+        """Write a histogram given as its statistics and buckets (`bucket_limits`: the
+        right edge of each bucket), as TF 1.x's HistogramProto holds it."""
+        tag = self._tag("add_histogram_raw", tag)
+        limits = as_real_array("add_histogram_raw", tag, "bucket_limits", bucket_limits).reshape(-1)
+        counts = as_real_array("add_histogram_raw", tag, "bucket_counts", bucket_counts).reshape(-1)
+        if limits.size != counts.size:
+            raise op_error(
+                ValueError,
+                "add_histogram_raw",
+                tag,
+                "bucket_counts",
+                f"expected as many counts as bucket_limits ({limits.size}), got {counts.size}",
+            )
+        proto = histogram_pb2.HistogramProto(
+            min=float(min),
+            max=float(max),
+            num=float(num),
+            sum=float(sum),
+            sum_squares=float(sum_squares),
+            bucket_limit=limits.astype(np.float64).tolist(),
+            bucket=counts.astype(np.float64).tolist(),
+        )
+        data = serialized([summary_pb2.Summary.Value(tag=tag, histo=proto)])
+        step = self._step("add_histogram_raw", tag, global_step)
+        self._writer.submit(event_of_summary, (bytes, data), self._wall_time(walltime), step)

@@ -1,0 +1,122 @@
+"""torch's scalar methods: `add_scalar`, `add_scalars` and `add_tensor`.
+
+`add_scalar` writes TF 1.x `simple_value` events as torch does (unless `new_style=True`),
+so third-party readers that only know `simple_value` (TensorBoard's `EventAccumulator.
+Scalars()`, older tbparse) read them; TensorBoard shows them as it shows the v2 op's.
+`new_style=True` writes the v2 scalar op's float32 tensor (`double_precision=True`: a
+float64 one, as torch does).
+
+`add_scalars(main_tag, {name: value})` writes each series into the run
+`log_dir/<main_tag with '/' as '_'>_<name>` under the tag `main_tag`, as torch does, so
+TensorBoard draws them on one chart; but every series is a file of one `SeriesFiles`
+pool written by this writer's background thread: no thread or queue per series, and at
+most `SeriesFiles.max_open` descriptors open however many series there are.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from summarylib.compat.legacy_scalar import simple_value_event
+from summarylib.compat.torch.core import WriterCore
+from summarylib.ops import generic
+from summarylib.ops import scalar as scalar_encoding
+from summarylib.ops.convert import as_array, as_float
+from summarylib.ops.errors import op_error
+from summarylib.proto import summary_pb2
+from summarylib.writer.series_files import series_event
+
+_SCALARS_METADATA = scalar_encoding.create_metadata().SerializeToString()
+_TENSOR_METADATA = summary_pb2.SummaryMetadata(
+    plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="tensor")
+).SerializeToString()
+_now = time.time
+
+
+def scalar_float(op: str, tag: str, value: Any) -> float:
+    """A real number from anything with one element (torch squeezes `[1]` to `[]`)."""
+    if type(value) is float:
+        return value
+    try:
+        return as_float(op, tag, "scalar_value", value)
+    except ValueError:
+        array = as_array(op, tag, "scalar_value", value)
+        if array.size != 1:
+            raise op_error(
+                ValueError,
+                op,
+                tag,
+                "scalar_value",
+                f"expected one value (shape [] or [1, ...]), got shape {list(array.shape)}",
+            ) from None
+        return as_float(op, tag, "scalar_value", array.reshape(()))
+
+
+class ScalarMethods(WriterCore):
+    """The scalar methods of torch's writer (see the module docstring)."""
+
+    def add_scalar(
+        self,
+        tag: str,
+        scalar_value: Any,
+        global_step: int | None = None,
+        walltime: float | None = None,
+        new_style: bool = False,
+        double_precision: bool = False,
+    ) -> None:
+        """Write one scalar: a number, numpy scalar, or one-element array or tensor."""
+        if type(tag) is not str or not tag:
+            tag = self._tag("add_scalar", tag)
+        value = scalar_float("add_scalar", tag, scalar_value)
+        step = self._step("add_scalar", tag, global_step)
+        wall_time = _now() if walltime is None else walltime
+        if not new_style:
+            self._writer.submit(simple_value_event, (tag, value), wall_time, step)
+        elif double_precision:
+            args = (tag, np.array(value, np.float64), _SCALARS_METADATA)
+            self._queue("add_scalar", tag, step, generic.summary, args, wall_time)
+        else:
+            self._writer.submit(scalar_encoding.scalar_event, (tag, value, None), wall_time, step)
+
+    def add_scalars(
+        self,
+        main_tag: str,
+        tag_scalar_dict: dict[str, Any],
+        global_step: int | None = None,
+        walltime: float | None = None,
+    ) -> None:
+        """Write one scalar per series, each to its own run beside this one (see the module
+        docstring); all of them at the same `walltime` (default now)."""
+        main_tag = self._tag("add_scalars", main_tag)
+        if not hasattr(tag_scalar_dict, "items"):
+            raise op_error(
+                TypeError,
+                "add_scalars",
+                main_tag,
+                "tag_scalar_dict",
+                f"expected a dict of series name to value, got {type(tag_scalar_dict).__name__}",
+            )
+        step = self._step("add_scalars", main_tag, global_step)
+        wall_time = _now() if walltime is None else walltime
+        values = [
+            (str(name), scalar_float("add_scalars", main_tag, v)) for name, v in tag_scalar_dict.items()
+        ]
+        if self._series is None:  # closed: reopen, as torch does
+            self._open()
+        prefix = f"{self.log_dir}/{main_tag.replace('/', '_')}_"
+        submit, series = self._writer.submit, self._series
+        for name, value in values:
+            submit(
+                series_event, (series, prefix + name, simple_value_event, (main_tag, value)), wall_time, step
+            )
+
+    def add_tensor(
+        self, tag: str, tensor: Any, global_step: int | None = None, walltime: float | None = None
+    ) -> None:
+        """Write a whole tensor (any array-like) with the `tensor` plugin name, as torch does."""
+        tag = self._tag("add_tensor", tag)
+        args = generic.prepare("add_tensor", tag, tensor, _TENSOR_METADATA)
+        self._queue("add_tensor", tag, global_step, generic.summary, args, walltime)

@@ -1,0 +1,111 @@
+"""What the differential suite cannot compare: add_video (torch needs moviepy) and
+add_hparams (torch writes another run), read back through TensorBoard's data provider."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import torch
+from PIL import Image, ImageSequence
+from tensorboard import context as tb_context
+from tensorboard.plugins.hparams import plugin_data_pb2 as tb_hparams_pb2
+from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+from summarylib.compat.torch import SummaryWriter
+from tests.tensorboard_data import provider_for, read_blob_sequences, read_scalars
+
+
+def gif_frames(blob: bytes) -> tuple[list[np.ndarray], list[int]]:
+    image = Image.open(io.BytesIO(blob))
+    frames = [np.asarray(frame.convert("RGB")) for frame in ImageSequence.Iterator(image)]
+    durations = [frame.info["duration"] for frame in ImageSequence.Iterator(Image.open(io.BytesIO(blob)))]
+    return frames, durations
+
+
+def test_add_video_writes_an_animated_gif_of_the_batch_on_a_grid(tmp_path):
+    # Three 2-frame videos of flat colours (exact in a GIF palette), padded to four: one row
+    # (torch's rule: 2**((bit_length(3) - 1) // 2) = 1 row).
+    videos = np.zeros((3, 2, 3, 4, 5), np.uint8)
+    for index in range(3):
+        videos[index, :, index] = 200
+        videos[index, 1, :] += 40
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_video("clip", torch.from_numpy(videos), 7, fps=5)
+        writer.add_video("float_clip", videos.astype(np.float32) / 255, 7)
+    blobs = read_blob_sequences(str(tmp_path), "images")["."]
+    ((step, values),) = blobs["clip"]
+    assert step == 7 and values[:2] == [b"20", b"4"]
+    frames, durations = gif_frames(values[2])
+    assert len(frames) == 2 and durations == [200, 200]
+    for time_index, frame in enumerate(frames):
+        assert frame.shape == (4, 20, 3)
+        for index, (row, column) in enumerate([(0, 0), (0, 1), (0, 2)]):
+            cell = frame[row * 4 : row * 4 + 4, column * 5 : column * 5 + 5]
+            np.testing.assert_array_equal(
+                cell, np.broadcast_to(videos[index, time_index].transpose(1, 2, 0), cell.shape)
+            )
+        assert not frame[:, 15:].any()  # the padding video is black
+    assert [len(f) for f in [gif_frames(blobs["float_clip"][0][1][2])[0]]] == [2]
+
+
+def hparams_records(logdir: str) -> dict:
+    """{run: {tag: HParamsPluginData}} as TensorBoard's hparams plugin lists them."""
+    provider = provider_for(logdir)
+    listed = provider.list_tensors(tb_context.RequestContext(), experiment_id="", plugin_name="hparams")
+    return {
+        run: {
+            tag: tb_hparams_pb2.HParamsPluginData.FromString(series.plugin_content)
+            for tag, series in tags.items()
+        }
+        for run, tags in listed.items()
+    }
+
+
+def test_add_hparams_writes_the_same_session_into_the_writers_own_run(tmp_path):
+    hparams = {"lr": 0.1, "optimizer": "adam", "layers": 3, "skipped": None}
+    metrics = {"hparam/accuracy": 0.75, "hparam/loss": 0.5}
+    domains = {"optimizer": ["adam", "sgd"]}
+    records, scalars = {}, {}
+    for name, writer_class in (("torch", TorchWriter), ("ours", SummaryWriter)):
+        logdir = str(tmp_path / name)
+        with writer_class(logdir) as writer:
+            writer.add_scalar("loss", 1.0, 1)
+            writer.add_hparams(hparams, metrics, hparam_domain_discrete=domains, global_step=1)
+            writer.add_hparams({"lr": 0.2}, {"hparam/accuracy": 0.5}, run_name="trial2")
+        records[name], scalars[name] = hparams_records(logdir), read_scalars(logdir)
+    # torch: a timestamped run holds the session, without the training curve; ours: the run itself.
+    (torch_run,) = set(records["torch"]) - {"trial2"}
+    assert set(records["ours"]) == {".", "trial2"}
+    assert scalars["ours"]["."] == {
+        "loss": [(1, 1.0)],
+        **{tag: [(1, value)] for tag, value in metrics.items()},
+    }
+    assert scalars["torch"][torch_run] == {tag: [(1, value)] for tag, value in metrics.items()}
+    assert scalars["ours"]["trial2"] == scalars["torch"]["trial2"] == {"hparam/accuracy": [(0, 0.5)]}
+    for ours_run, torch_run_name in ((".", torch_run), ("trial2", "trial2")):
+        ours, theirs = records["ours"][ours_run], records["torch"][torch_run_name]
+        assert (
+            set(ours)
+            == set(theirs)
+            == {"_hparams_/experiment", "_hparams_/session_start_info", "_hparams_/session_end_info"}
+        )
+        assert ours["_hparams_/session_start_info"].session_start_info.hparams == (
+            theirs["_hparams_/session_start_info"].session_start_info.hparams
+        )
+        ours_experiment = ours["_hparams_/experiment"].experiment
+        theirs_experiment = theirs["_hparams_/experiment"].experiment
+        assert ours_experiment.metric_infos == theirs_experiment.metric_infos
+        assert [h.name for h in ours_experiment.hparam_infos] == [
+            h.name for h in theirs_experiment.hparam_infos
+        ]
+        ours_domains = {
+            h.name: h.domain_discrete for h in ours_experiment.hparam_infos if h.HasField("domain_discrete")
+        }
+        theirs_domains = {
+            h.name: h.domain_discrete for h in theirs_experiment.hparam_infos if h.HasField("domain_discrete")
+        }
+        assert ours_domains == theirs_domains
+        assert ours["_hparams_/session_end_info"].session_end_info.status == (
+            theirs["_hparams_/session_end_info"].session_end_info.status
+        )
