@@ -1,0 +1,208 @@
+"""summarylib's Lightning TensorBoardLogger against Lightning's own, on a real Trainer.fit."""
+
+from __future__ import annotations
+
+import os
+
+import lightning
+import numpy as np
+import pytest
+import torch
+import yaml
+from lightning.pytorch.loggers import TensorBoardLogger as LightningTensorBoardLogger
+from lightning.pytorch.utilities import rank_zero_only
+from tensorboard import context
+
+from summarylib.integrations.lightning import TensorBoardLogger
+from tests.tensorboard_data import provider_for
+from tests.tensorboard_server import post_json, running_tensorboard, wait_for
+
+# What differs from Lightning's own logger on purpose (see summarylib.integrations.lightning_logger):
+# no experiment record, which would limit the HParams dashboard's metrics to `hp_metric`.
+INTENDED_EXTRA_IN_THEIRS = {"_hparams_/experiment"}
+
+
+class TinyRegressor(lightning.LightningModule):
+    """A model small enough to train in a second, logging what LightningModules log."""
+
+    def __init__(self, learning_rate: float = 0.05, hidden: int = 8) -> None:
+        super().__init__()
+        self.save_hyperparameters()
+        self.net = torch.nn.Sequential(
+            torch.nn.Linear(4, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1)
+        )
+        self.example_input_array = torch.zeros(2, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)
+
+    def training_step(self, batch, batch_index):
+        x, y = batch
+        loss = torch.nn.functional.mse_loss(self(x), y)
+        self.log("train_loss", loss)
+        if batch_index == 0:
+            pixels = torch.linspace(0, 1, 3 * 8 * 8).reshape(3, 8, 8)
+            self.logger.experiment.add_image("inputs", pixels, self.global_step)
+        return loss
+
+    def validation_step(self, batch, batch_index):
+        x, y = batch
+        self.log("val_loss", torch.nn.functional.mse_loss(self(x), y))
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=self.hparams.learning_rate)
+
+
+def batches() -> torch.utils.data.DataLoader:
+    generator = torch.Generator().manual_seed(0)
+    x = torch.randn(32, 4, generator=generator)
+    y = x.sum(dim=1, keepdim=True)
+    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=8)
+
+
+def fit(logger) -> None:
+    torch.manual_seed(0)
+    trainer = lightning.Trainer(
+        max_epochs=2,
+        logger=logger,
+        accelerator="cpu",
+        log_every_n_steps=1,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
+    trainer.fit(TinyRegressor(), batches(), batches())
+
+
+def listing(logdir: str) -> dict:
+    """{plugin: {run: {tag: [steps]}}} of a logdir, as TensorBoard's data provider sees it."""
+    provider = provider_for(logdir)
+    ctx = context.RequestContext()
+    found: dict = {}
+    for plugin in ("scalars", "hparams"):
+        runs = provider.list_scalars(ctx, experiment_id="", plugin_name=plugin)
+        runs |= provider.list_tensors(ctx, experiment_id="", plugin_name=plugin)
+        found[plugin] = {run: sorted(tags) for run, tags in runs.items()}
+    images = provider.list_blob_sequences(ctx, experiment_id="", plugin_name="images")
+    found["images"] = {run: sorted(tags) for run, tags in images.items()}
+    scalars = provider.read_scalars(ctx, experiment_id="", plugin_name="scalars", downsample=10**6)
+    found["steps"] = {
+        run: {tag: [(d.step, round(d.value, 5)) for d in data] for tag, data in tags.items()}
+        for run, tags in scalars.items()
+    }
+    found["graphs"] = sorted(provider._multiplexer.Runs())
+    return found
+
+
+@pytest.fixture(scope="module")
+def both_fits(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lightning")
+    ours, theirs = str(root / "ours"), str(root / "theirs")
+    fit(TensorBoardLogger(ours, log_graph=True))
+    fit(LightningTensorBoardLogger(theirs, log_graph=True))
+    return ours, theirs
+
+
+def test_same_versions_tags_steps_values_and_hparams_yaml(both_fits):
+    ours, theirs = both_fits
+    for root in (ours, theirs):
+        assert os.listdir(os.path.join(root, "lightning_logs")) == ["version_0"]
+    run = os.path.join("lightning_logs", "version_0")
+    ours_listing, theirs_listing = listing(ours), listing(theirs)
+    assert ours_listing["steps"] == theirs_listing["steps"]
+    assert set(ours_listing["steps"][run]) == {"train_loss", "val_loss", "epoch", "hp_metric"}
+    assert ours_listing["images"] == theirs_listing["images"] == {run: ["inputs"]}
+    theirs_hparams = set(theirs_listing["hparams"][run])
+    assert set(ours_listing["hparams"][run]) == theirs_hparams - INTENDED_EXTRA_IN_THEIRS
+    with (
+        open(os.path.join(ours, run, "hparams.yaml")) as a,
+        open(os.path.join(theirs, run, "hparams.yaml")) as b,
+    ):
+        assert yaml.safe_load(a) == yaml.safe_load(b) == {"learning_rate": 0.05, "hidden": 8}
+
+
+def test_graph_of_the_module_is_written(both_fits):
+    ours, _ = both_fits
+    run = os.path.join("lightning_logs", "version_0")
+    multiplexer = provider_for(ours)._multiplexer
+    names = [node.name for node in multiplexer.Graph(run).node]
+    assert any(name.startswith("TinyRegressor/net/") for name in names), names
+
+
+def test_the_hparams_dashboard_lists_the_version_with_every_metric(both_fits):
+    ours, _ = both_fits
+    request = {
+        "experimentName": "",
+        "allowedStatuses": ["STATUS_SUCCESS", "STATUS_RUNNING", "STATUS_FAILURE", "STATUS_UNKNOWN"],
+        "colParams": [],
+        "startIndex": 0,
+        "sliceSize": 10,
+    }
+    with running_tensorboard(ours) as base:
+        groups = wait_for(
+            lambda: post_json(base, "data/plugin/hparams/session_groups", request),
+            lambda found: found.get("totalSize") == 1,
+        )
+        experiment = post_json(base, "data/plugin/hparams/experiment", {"experimentName": ""})
+    (group,) = groups["sessionGroups"]
+    assert group["hparams"] == {"learning_rate": 0.05, "hidden": 8.0}
+    (session,) = group["sessions"]
+    assert session["status"] == "STATUS_SUCCESS"
+    metrics = {m["name"]["tag"] for m in experiment["metricInfos"]}
+    assert {"train_loss", "val_loss", "hp_metric"} <= metrics  # not only the placeholder
+    values = {m["name"]["tag"]: m["value"] for m in session["metricValues"]}
+    assert np.isfinite(values["val_loss"])
+
+
+def test_a_second_fit_gets_the_next_version(tmp_path):
+    fit(TensorBoardLogger(str(tmp_path)))
+    logger = TensorBoardLogger(str(tmp_path))
+    assert logger.version == 1 and logger.log_dir == os.path.join(
+        str(tmp_path), "lightning_logs", "version_1"
+    )
+
+
+def test_other_ranks_write_nothing_and_create_no_directories(tmp_path, monkeypatch):
+    monkeypatch.setattr(rank_zero_only, "rank", 1)
+    logger = TensorBoardLogger(str(tmp_path / "logs"))
+    logger.log_metrics({"loss": 1.0}, step=0)
+    logger.log_hyperparams({"lr": 0.1})
+    logger.experiment.add_image("anything", np.zeros((3, 2, 2)))
+    logger.finalize("success")
+    assert not os.path.exists(tmp_path / "logs")
+
+
+def test_the_same_logger_on_pytorch_lightning(tmp_path):
+    import pytorch_lightning
+
+    from summarylib.integrations.pytorch_lightning import TensorBoardLogger as PLTensorBoardLogger
+
+    class PLRegressor(pytorch_lightning.LightningModule):
+        def __init__(self) -> None:
+            super().__init__()
+            self.save_hyperparameters({"width": 3})
+            self.net = torch.nn.Linear(4, 1)
+
+        def training_step(self, batch, batch_index):
+            x, y = batch
+            loss = torch.nn.functional.mse_loss(self.net(x), y)
+            self.log("loss", loss)
+            return loss
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.01)
+
+    logger = PLTensorBoardLogger(str(tmp_path))
+    assert isinstance(logger, pytorch_lightning.loggers.Logger)
+    trainer = pytorch_lightning.Trainer(
+        max_epochs=1,
+        logger=logger,
+        accelerator="cpu",
+        log_every_n_steps=1,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+    )
+    trainer.fit(PLRegressor(), batches())
+    run = os.path.join("lightning_logs", "version_0")
+    assert [step for step, _ in listing(str(tmp_path))["steps"][run]["loss"]] == [0, 1, 2, 3]
