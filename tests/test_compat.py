@@ -9,11 +9,13 @@ import os
 import numpy as np
 import pytest
 import soundfile
+from hypothesis import given
+from hypothesis import strategies as st
 from PIL import Image
 
 import summarylib as sl
 from summarylib.compat import contrib, v1
-from summarylib.compat.legacy_histogram import BUCKET_LIMITS
+from summarylib.compat.legacy_histogram import BUCKET_LIMITS, bucket_counts
 from summarylib.proto import summary_pb2
 from summarylib.reader import iter_events
 from tests.reference.cases_v1 import V1_CASES
@@ -465,3 +467,22 @@ def test_tensorboard_dashboards_read_every_legacy_value(tmp_path):
 def legacy_uint8_reference(image: np.ndarray) -> np.ndarray:
     """TF 1.x's rescaling of a non-negative float image: 255 / max, truncated."""
     return (image * (np.float32(255) / image.max())).astype(np.uint8)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(allow_nan=False, allow_infinity=False),
+            st.sampled_from(BUCKET_LIMITS.tolist()),  # values on a limit go to the next bucket
+        ),
+        min_size=1,
+        max_size=200,
+    )
+)
+def test_legacy_histogram_buckets_place_each_value_as_tf_does(values):
+    values = np.array(values)
+    first_greater_limit = np.minimum(
+        np.searchsorted(BUCKET_LIMITS, values, side="right"), BUCKET_LIMITS.size - 1
+    )
+    expected = np.bincount(first_greater_limit, minlength=BUCKET_LIMITS.size)
+    assert (bucket_counts(np.sort(values)) == expected).all()
