@@ -239,6 +239,7 @@ def create_file_writer(
     filename_suffix: str | None = None,
     name: str | None = None,
     max_queue_bytes: int | None = None,
+    retain_seconds: float | None = None,
 ) -> SummaryWriter:
     """A writer into an event file in `logdir` (created if missing).
 
@@ -247,5 +248,10 @@ def create_file_writer(
     (default 2000, so a running TensorBoard sees it within about two seconds).
     `max_queue_bytes`: memory pending events may hold before ops wait for the background
     writer (default 64 MiB; arrays count their size, other events 256 bytes each).
+    `retain_seconds`: keep only about the last this many seconds of the run on disk, in
+    rolling event files (a new one every quarter of it, the older deleted), for live
+    views that log large images every step for days; None (the default) keeps everything.
     """
-    return SummaryWriter(logdir, max_queue, flush_millis, filename_suffix, name, max_queue_bytes)
+    return SummaryWriter(
+        logdir, max_queue, flush_millis, filename_suffix, name, max_queue_bytes, retain_seconds=retain_seconds
+    )

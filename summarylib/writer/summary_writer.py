@@ -20,6 +20,7 @@ from summarylib.writer.engine import (
 )
 from summarylib.writer.event_codec import raw_event
 from summarylib.writer.event_file import EventFile, FileNames, v2_file_names
+from summarylib.writer.rolling_file import RollingEventFile
 
 
 def _positive_int(value: Any, argument: str, default: int) -> int:
@@ -28,6 +29,16 @@ def _positive_int(value: Any, argument: str, default: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ValueError(f"create_file_writer: {argument} must be a positive int, got {value!r}")
     return value
+
+
+def _positive_seconds(value: Any, argument: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(
+            f"create_file_writer: {argument} must be a positive number of seconds, got {value!r}"
+        )
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -41,6 +52,7 @@ class WriterSettings:
     name: str
     max_queue_bytes: int
     file_names: FileNames = v2_file_names
+    retain_seconds: float | None = None
 
 
 class SummaryWriter:
@@ -66,6 +78,7 @@ class SummaryWriter:
         max_queue_bytes: int | None = None,
         *,
         file_names: FileNames = v2_file_names,
+        retain_seconds: float | None = None,
     ) -> None:
         if logdir is None or not isinstance(logdir, (str, os.PathLike)):
             raise ValueError(
@@ -87,6 +100,7 @@ class SummaryWriter:
                 name=name or logdir,
                 max_queue_bytes=_positive_int(max_queue_bytes, "max_queue_bytes", DEFAULT_MAX_QUEUE_BYTES),
                 file_names=file_names,
+                retain_seconds=_positive_seconds(retain_seconds, "retain_seconds"),
             )
         )
         self._open_engine()  # the file and its first event exist as soon as the writer does
@@ -105,7 +119,12 @@ class SummaryWriter:
     def _new_engine(self) -> Engine:
         settings = self.settings
         os.makedirs(settings.logdir, exist_ok=True)
-        event_file = EventFile(settings.logdir, settings.filename_suffix, settings.file_names)
+        if settings.retain_seconds is None:
+            event_file = EventFile(settings.logdir, settings.filename_suffix, settings.file_names)
+        else:
+            event_file = RollingEventFile(
+                settings.logdir, settings.filename_suffix, settings.file_names, settings.retain_seconds
+            )
         return Engine(
             settings.name, event_file, settings.max_queue, settings.flush_millis, settings.max_queue_bytes
         )
