@@ -6,7 +6,7 @@ with writer.as_default(step=0):
     sl.scalar("loss", 0.25)
 """
 
-from summarylib import hparams
+from summarylib import distributed, hparams
 from summarylib.dashboards.custom_scalars import custom_scalars
 from summarylib.dashboards.embedding import embedding
 from summarylib.dashboards.graph import graph
@@ -45,6 +45,7 @@ __all__ = [
     "create_file_writer",
     "create_noop_writer",
     "custom_scalars",
+    "distributed",
     "embedding",
     "flush",
     "get_step",

@@ -3,6 +3,7 @@ caller's thread, queues an encoder call, and returns whether anything will be wr
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from types import ModuleType
@@ -23,7 +24,8 @@ from summarylib.ops.errors import check_description, check_name
 from summarylib.proto import summary_pb2
 from summarylib.writer.context import default_writer, evaluate, record_condition, resolve_step
 from summarylib.writer.event_codec import event_of_summary
-from summarylib.writer.summary_writer import SummaryWriter
+from summarylib.writer.ranks import Ranks, check_ranks, run_logdir
+from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 
 
 def recording_writer() -> SummaryWriter | None:
@@ -240,7 +242,8 @@ def create_file_writer(
     name: str | None = None,
     max_queue_bytes: int | None = None,
     retain_seconds: float | None = None,
-) -> SummaryWriter:
+    ranks: Ranks = None,
+) -> SummaryWriter | NoopSummaryWriter:
     """A writer into an event file in `logdir` (created if missing).
 
     `max_queue`: pending events that make the background writer write at once (default
@@ -251,7 +254,17 @@ def create_file_writer(
     `retain_seconds`: keep only about the last this many seconds of the run on disk, in
     rolling event files (a new one every quarter of it, the older deleted), for live
     views that log large images every step for days; None (the default) keeps everything.
+    `ranks`: in a distributed job (torchrun, SLURM, MPI, an initialized torch.distributed,
+    jax), which processes write. By default only global rank 0 does, into `logdir`; the
+    others get a no-op writer (ops return False, nothing is created), so the dashboard
+    shows one run. `"all"`, or a list of ranks, gives each chosen rank its own run,
+    `logdir/rank_{k}`. See summarylib.writer.ranks.
     """
+    ranks = check_ranks(ranks, "create_file_writer")
+    logdir = os.fspath(logdir) if isinstance(logdir, os.PathLike) else logdir
+    run = run_logdir(logdir, ranks) if isinstance(logdir, str) else logdir  # else the writer says why
+    if run is None:
+        return NoopSummaryWriter()
     return SummaryWriter(
-        logdir, max_queue, flush_millis, filename_suffix, name, max_queue_bytes, retain_seconds=retain_seconds
+        run, max_queue, flush_millis, filename_suffix, name, max_queue_bytes, retain_seconds=retain_seconds
     )

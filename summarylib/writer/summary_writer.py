@@ -246,10 +246,22 @@ def _unpickle_writer(settings: WriterSettings) -> SummaryWriter:
 
 
 class NoopSummaryWriter:
-    """A writer that writes nothing: as default, every op returns False."""
+    """A writer that writes nothing: as default, every op returns False. What
+    `create_file_writer` gives the ranks of a distributed job that do not write."""
 
     name = "noop"
     closed = False
+    logdir = None
+    path = None
+
+    def submit(self, *item: Any) -> None:
+        """Drop an event (layers that queue events themselves, such as compat.torch)."""
+
+    def write_event(self, event: bytes) -> None:
+        """Drop an already serialized event."""
+
+    def stats(self) -> None:
+        """No counters: nothing is written."""
 
     @contextlib.contextmanager
     def as_default(self, step: Any = None) -> Iterator[NoopSummaryWriter]:

@@ -24,7 +24,9 @@ from summarylib.proto import event_pb2, summary_pb2
 from summarylib.summary_ops import queue_summary
 from summarylib.writer.context import resolve_step
 from summarylib.writer.event_codec import event_of_summary
+from summarylib.writer.ranks import Ranks, check_ranks, run_logdir
 from summarylib.writer.series_files import SeriesFiles
+from summarylib.writer.summary_writer import NoopSummaryWriter
 from summarylib.writer.summary_writer import SummaryWriter as _Writer
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
@@ -92,9 +94,15 @@ class WriterCore:
         filename_suffix: str = "",
         *,
         logdir: str | os.PathLike | None = None,
+        ranks: Ranks = None,
     ) -> None:
         log_dir = log_dir or logdir  # tensorboardX spells it logdir
         self.log_dir = os.fspath(log_dir) if log_dir else default_log_dir(comment)
+        # In a distributed job only rank 0 writes, unless `ranks` says otherwise (see
+        # summarylib.create_file_writer); the others get a writer that drops everything.
+        run = run_logdir(self.log_dir, check_ranks(ranks, "SummaryWriter"))
+        self._writes = run is not None
+        self.log_dir = run or self.log_dir
         self.purge_step = purge_step
         self.max_queue = max_queue
         self.flush_secs = flush_secs
@@ -103,8 +111,11 @@ class WriterCore:
         self._series: SeriesFiles | None = None
         self._open()
 
-    def _open(self) -> _Writer:
+    def _open(self) -> _Writer | NoopSummaryWriter:
         """Open the run's summarylib writer (and write the purge marker, once)."""
+        if not self._writes:
+            self._writer = NoopSummaryWriter()
+            return self._writer
         writer = _Writer(
             self.log_dir,
             max_queue=self.max_queue,
