@@ -1,0 +1,329 @@
+"""`TensorBoard`, a Keras 3 callback writing what `keras.callbacks.TensorBoard` writes, on
+every Keras backend (JAX, PyTorch, TensorFlow, NumPy) and without TensorFlow.
+
+Keras's own callback imports `tf.summary`, so on JAX or PyTorch without TensorFlow it fails
+with `ModuleNotFoundError`. This one takes the same arguments and writes the same runs,
+tags and steps through summarylib's ops (see `TensorBoard` for the list). This is the only
+module of summarylib that imports Keras.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import time
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import keras
+
+import summarylib
+from summarylib.dashboards.embedding import embedding
+from summarylib.integrations.keras.model_graph import model_graph
+from summarylib.integrations.keras.projector import check_layer_names, metadata_for, read_metadata
+from summarylib.integrations.keras.weights import weight_image, weight_tag
+from summarylib.writer.context import default_step, record_condition
+from summarylib.writer.summary_writer import SummaryWriter
+
+_NAME = "summarylib.integrations.keras.TensorBoard"
+_RUNS = {"train": "train", "val": "validation"}
+
+
+class TensorBoard(keras.callbacks.Callback):
+    """Log a Keras model's training for TensorBoard, as `keras.callbacks.TensorBoard` does.
+
+    A drop-in replacement: same arguments, same files. Under `log_dir` it writes the runs
+    `train` and `validation` (each created when first written to):
+
+    - `epoch_<metric>` at step `epoch` (0-based), metrics of `logs` in `train` and their
+      `val_` counterparts in `validation`; `epoch_learning_rate` (one
+      `epoch_learning_rate_<name>` per optimizer of a multi-optimizer) and, with
+      `write_steps_per_second`, `epoch_steps_per_second` in `train`;
+    - with `update_freq` an int N or `"batch"` (N = 1): `batch_<metric>` (and
+      `batch_steps_per_second` when asked) in `train` at every N-th batch of the whole
+      fit, the step counting batches from 1 across epochs;
+    - `evaluation_<metric>_vs_iterations` in `validation` at the end of every
+      evaluation (`model.evaluate`, and validation during `fit`), at the step
+      `optimizer.iterations`;
+    - every `histogram_freq` epochs (epochs 0, freq, 2 freq, ...) each weight of
+      `model.layers` as a histogram `<weight.path>/histogram` in `train`, and with
+      `write_images` as an image `<weight.path>/image` (`:` in paths written as `_`);
+    - with `write_graph`, the conceptual graph of a Sequential or Functional model (tag
+      `keras`, step 0, in `train`) each time the callback is given a model, that is at
+      each `fit` and `evaluate`;
+    - every `embeddings_freq` epochs, the matrix of each top-level `Embedding` layer
+      through `summarylib.embedding` (tag: the layer's name, step: the epoch, files in
+      `train`), labeled from `embeddings_metadata`: one metadata TSV file for all layers
+      or a dict of them by layer name, relative paths taken relative to `log_dir`.
+
+    While `fit` or `evaluate` runs with `update_freq` an int, the run's writer is
+    summarylib's default writer, the step is the batch counter and summaries are
+    recorded only at every N-th batch, so summarylib ops called from a model running
+    eagerly (as `tf.summary` calls in Keras's documentation) log batch-level data.
+
+    Differences from Keras's callback, on purpose: embeddings are written as the
+    projector's own files (Keras saves a `.weights.h5` checkpoint and a config naming a
+    TensorFlow checkpoint variable, which the projector cannot read from that file; and
+    it empties a dict `embeddings_metadata` at the first `fit`, so the config rewritten
+    at a later `evaluate` loses the labels); a non-zero `profile_batch` warns once and is
+    ignored (profiling needs TensorFlow's profiler); epoch and evaluation summaries are
+    always written, where Keras's, written under its batch-level `record_if`, are
+    dropped when `update_freq` is an int N and the batch count at the epoch's end is not
+    a multiple of N; arguments are checked at the call (ValueError). Keras 3.15 on
+    TensorFlow 2.21 writes no TensorFlow op graph either (tests/reference/keras_tf).
+    """
+
+    def __init__(
+        self,
+        log_dir: str | os.PathLike = "logs",
+        histogram_freq: int = 0,
+        write_graph: bool = True,
+        write_images: bool = False,
+        write_steps_per_second: bool = False,
+        update_freq: str | int = "epoch",
+        profile_batch: int | str | tuple[int, int] = 0,
+        embeddings_freq: int = 0,
+        embeddings_metadata: str | dict[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        self.log_dir = os.fspath(log_dir)
+        self.histogram_freq = _frequency("histogram_freq", histogram_freq)
+        self.write_graph = write_graph
+        self.write_images = write_images
+        self.write_steps_per_second = write_steps_per_second
+        self.update_freq = _update_freq(update_freq)
+        self.embeddings_freq = _frequency("embeddings_freq", embeddings_freq)
+        self.embeddings_metadata = embeddings_metadata
+        if _profiles(profile_batch):
+            warnings.warn(
+                f"{_NAME}: profile_batch={profile_batch!r} ignored: profiling needs TensorFlow's profiler",
+                stacklevel=2,
+            )
+        self._batch_frequency = None if self.update_freq == "epoch" else self.update_freq
+        self._writers: dict[str, SummaryWriter] = {}
+        self._contexts: list[contextlib.ExitStack] = []
+        self._batch_tags: dict[str, str] = {}
+        self._global_train_batch = 0
+        self._global_test_batch = 0
+        self._batch_start_time = 0.0
+        self._epoch_start_time = 0.0
+        self._epoch_start_iterations = 0
+
+    # Writers: one a run, made when first written to, as Keras makes them.
+
+    def _writer(self, kind: str) -> SummaryWriter:
+        writer = self._writers.get(kind)
+        if writer is None or writer.closed:
+            writer = summarylib.create_file_writer(os.path.join(self.log_dir, _RUNS[kind]))
+            self._writers[kind] = writer
+        return writer
+
+    @contextlib.contextmanager
+    def _writing(self, kind: str) -> Iterator[None]:
+        """The run's writer as the default, recording on, flushed on the way out."""
+        with self._writer(kind).as_default(), summarylib.record_if(True):
+            yield
+
+    def _close_writers(self) -> None:
+        for writer in self._writers.values():
+            writer.close()
+        self._writers = {}
+
+    def _push_writer(self, kind: str, step: int) -> None:
+        """With batch-level logging, make the run's writer the default for the model's
+        own summaries, recording at every N-th batch."""
+        if self._batch_frequency is None:
+            return
+        stack = contextlib.ExitStack()
+        stack.enter_context(self._writer(kind).as_default(step=step))
+        stack.enter_context(summarylib.record_if(step % self._batch_frequency == 0))
+        self._contexts.append(stack)
+
+    def _at_batch(self, step: int) -> None:
+        """Within the pushed context: step to the batch `step`, recording if it is logged.
+        Set as plain values (a bool, not a callable), so each op checks them at no cost;
+        leaving the context restores what was there before."""
+        default_step.set(step)
+        record_condition.set(step % self._batch_frequency == 0)
+
+    def _pop_writer(self) -> None:
+        if self._contexts:
+            self._contexts.pop().close()
+
+    # Keras's hooks.
+
+    def set_model(self, model: Any) -> None:
+        """Take the model of a `fit` or `evaluate`; write its conceptual graph."""
+        super().set_model(model)
+        self._close_writers()
+        if self.write_graph and type(model).__name__ in ("Functional", "Sequential"):
+            with self._writing("train"):
+                model_graph(model, step=0)
+        if self.embeddings_freq:
+            check_layer_names(self.embeddings_metadata, [layer.name for layer in _embedding_layers(model)])
+
+    def on_train_begin(self, logs: dict | None = None) -> None:
+        self._global_train_batch = 0
+        self._push_writer("train", 0)
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        self._pop_writer()
+        self._close_writers()
+
+    def on_test_begin(self, logs: dict | None = None) -> None:
+        self._push_writer("val", self._global_test_batch)
+
+    def on_test_end(self, logs: dict | None = None) -> None:
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None and hasattr(optimizer, "iterations"):
+            step = _as_int(optimizer.iterations)
+            with self._writing("val"):
+                for name, value in (logs or {}).items():
+                    summarylib.scalar(f"evaluation_{name}_vs_iterations", value, step=step)
+        self._pop_writer()
+
+    def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None:
+        self._global_train_batch += 1
+        if self._contexts:
+            self._at_batch(self._global_train_batch)
+        if self.write_steps_per_second:
+            self._batch_start_time = time.perf_counter()
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        frequency = self._batch_frequency
+        step = self._global_train_batch
+        if frequency is None or step % frequency:
+            return
+        scalar = summarylib.scalar
+        if self.write_steps_per_second:
+            elapsed = time.perf_counter() - self._batch_start_time
+            scalar("batch_steps_per_second", 1.0 / elapsed if elapsed > 0 else math.inf, step=step)
+        if isinstance(logs, dict):
+            tags = self._batch_tags
+            for name, value in logs.items():
+                tag = tags.get(name)
+                if tag is None:
+                    tag = tags[name] = f"batch_{name}"
+                scalar(tag, value, step=step)
+
+    def on_test_batch_begin(self, batch: int, logs: dict | None = None) -> None:
+        self._global_test_batch += 1
+        if self._contexts:
+            self._at_batch(self._global_test_batch)
+
+    def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        if self.write_steps_per_second:
+            self._epoch_start_iterations = _as_int(self.model.optimizer.iterations)
+            self._epoch_start_time = time.perf_counter()
+
+    def on_epoch_end(self, epoch: int, logs: dict | None = None) -> None:
+        """Write the epoch's metrics, then weights and embeddings when due."""
+        self._log_epoch_metrics(epoch, logs)
+        if self.histogram_freq and epoch % self.histogram_freq == 0:
+            self._log_weights(epoch)
+        if self.embeddings_freq and epoch % self.embeddings_freq == 0:
+            self._log_embeddings(epoch)
+
+    # What an epoch writes.
+
+    def _log_epoch_metrics(self, epoch: int, logs: dict | None) -> None:
+        if not logs:
+            return
+        train_logs = {name: value for name, value in logs.items() if not name.startswith("val_")}
+        val_logs = {name[4:]: value for name, value in logs.items() if name.startswith("val_")}
+        train_logs.update(self._learning_rates())
+        if self.write_steps_per_second:
+            train_logs["steps_per_second"] = self._steps_per_second()
+        for kind, run_logs in (("train", train_logs), ("val", val_logs)):
+            if run_logs:
+                with self._writing(kind):
+                    for name, value in run_logs.items():
+                        summarylib.scalar(f"epoch_{name}", value, step=epoch)
+
+    def _learning_rates(self) -> dict[str, float]:
+        """The optimizer's learning rate, or each of a multi-optimizer's, as Keras logs them."""
+        optimizer = self.model.optimizer
+        optimizer = getattr(optimizer, "inner_optimizer", optimizer)  # a LossScaleOptimizer
+        if hasattr(optimizer, "optimizers"):
+            return {
+                f"learning_rate_{inner.name}": _as_float(inner.learning_rate)
+                for inner in optimizer.optimizers
+            }
+        if isinstance(optimizer, keras.optimizers.Optimizer):
+            return {"learning_rate": _as_float(optimizer.learning_rate)}
+        return {}
+
+    def _steps_per_second(self) -> float:
+        elapsed = time.perf_counter() - self._epoch_start_time
+        steps = _as_int(self.model.optimizer.iterations) - self._epoch_start_iterations
+        return steps / elapsed if elapsed > 0 else math.inf
+
+    def _log_weights(self, epoch: int) -> None:
+        channels_last = keras.config.image_data_format() == "channels_last"
+        with self._writing("train"):
+            for layer in self.model.layers:
+                for weight in layer.weights:
+                    values = keras.ops.convert_to_numpy(weight)
+                    summarylib.histogram(weight_tag(weight.path, "histogram"), values, step=epoch)
+                    if self.write_images:
+                        image = weight_image(values, channels_last)
+                        if image is not None:
+                            summarylib.image(weight_tag(weight.path, "image"), image, step=epoch)
+
+    def _log_embeddings(self, epoch: int) -> None:
+        with self._writing("train"):
+            for layer in _embedding_layers(self.model):
+                path = metadata_for(layer.name, self.embeddings_metadata)
+                labels, header = (None, None) if path is None else read_metadata(path, self.log_dir)
+                matrix = keras.ops.convert_to_numpy(layer.embeddings)
+                embedding(layer.name, matrix, metadata=labels, metadata_header=header, step=epoch)
+
+
+def _embedding_layers(model: Any) -> list:
+    return [layer for layer in model.layers if isinstance(layer, keras.layers.Embedding)]
+
+
+def _as_float(value: Any) -> float:
+    return float(keras.ops.convert_to_numpy(value))
+
+
+def _as_int(value: Any) -> int:
+    return int(keras.ops.convert_to_numpy(value))
+
+
+def _frequency(argument: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{_NAME}: argument {argument!r}: expected an int >= 0, got {value!r}")
+    return value
+
+
+def _update_freq(value: Any) -> str | int:
+    """`update_freq` as Keras keeps it: "epoch", or an int >= 1 ("batch" is 1)."""
+    if value == "batch":
+        return 1
+    if value == "epoch":
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(
+            f"{_NAME}: argument 'update_freq': expected 'batch', 'epoch' or an int >= 1, got {value!r}"
+        )
+    return value
+
+
+def _profiles(profile_batch: Any) -> bool:
+    """Whether Keras would profile with `profile_batch` (an int, "start,stop" or a pair)."""
+    if isinstance(profile_batch, str):
+        values = profile_batch.split(",")
+    elif isinstance(profile_batch, (tuple, list)):
+        values = profile_batch
+    else:
+        values = [profile_batch]
+    try:
+        return any(int(value) for value in values)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{_NAME}: argument 'profile_batch': expected an int >= 0, 'start,stop' or a pair of ints, "
+            f"got {profile_batch!r}"
+        ) from None
