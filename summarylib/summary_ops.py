@@ -262,9 +262,10 @@ def create_file_writer(
     """
     ranks = check_ranks(ranks, "create_file_writer")
     logdir = os.fspath(logdir) if isinstance(logdir, os.PathLike) else logdir
-    run = run_logdir(logdir, ranks) if isinstance(logdir, str) else logdir  # else the writer says why
-    if run is None:
-        return NoopSummaryWriter()
+    if isinstance(logdir, str):  # anything else: the writer says what is wrong with it
+        logdir = run_logdir(logdir, ranks)
+        if logdir is None:
+            return NoopSummaryWriter()
     return SummaryWriter(
-        run, max_queue, flush_millis, filename_suffix, name, max_queue_bytes, retain_seconds=retain_seconds
+        logdir, max_queue, flush_millis, filename_suffix, name, max_queue_bytes, retain_seconds=retain_seconds
     )
