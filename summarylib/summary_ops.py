@@ -243,8 +243,13 @@ def create_file_writer(
     max_queue_bytes: int | None = None,
     retain_seconds: float | None = None,
     ranks: Ranks = None,
+    storage_options: dict[str, Any] | None = None,
 ) -> SummaryWriter | NoopSummaryWriter:
-    """A writer into an event file in `logdir` (created if missing).
+    """A writer into an event file in `logdir` (created if missing): a local path, or an
+    fsspec URL (`s3://bucket/run`, `gs://`, `az://`, `memory://`, chained URLs; needs the
+    `remote` extra and the protocol's package, such as s3fs) with `storage_options` for
+    its filesystem. On object stores the run is uploaded as one new object per
+    `flush_millis` (default 30,000 there) and at `flush()`/`close()`.
 
     `max_queue`: pending events that make the background writer write at once (default
     1000). `flush_millis`: longest time logged data waits before it is written to the OS
@@ -267,5 +272,12 @@ def create_file_writer(
         if logdir is None:
             return NoopSummaryWriter()
     return SummaryWriter(
-        logdir, max_queue, flush_millis, filename_suffix, name, max_queue_bytes, retain_seconds=retain_seconds
+        logdir,
+        max_queue,
+        flush_millis,
+        filename_suffix,
+        name,
+        max_queue_bytes,
+        retain_seconds=retain_seconds,
+        storage_options=storage_options,
     )

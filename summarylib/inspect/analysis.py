@@ -3,13 +3,12 @@ warnings and damage into one `Report`."""
 
 from __future__ import annotations
 
-import os
-
 from summarylib.inspect.caveats import caveats
 from summarylib.inspect.gathering import RunData, gather
 from summarylib.inspect.report import Report, RunReport
 from summarylib.inspect.run_stats import file_reports, tag_reports, tensorboard_inspect, tensorboard_tags
 from summarylib.reader import Reader
+from summarylib.writer.filesystems import join
 
 
 def inspect(path: str, tag: str | None = None) -> Report:
@@ -28,7 +27,7 @@ def _run_report(path: str, data: RunData, reader: Reader, tag: str | None) -> Ru
     tags = tag_reports(data, reader)
     report = RunReport(
         data.run,
-        path if data.run == "." else os.path.join(path, data.run),
+        path if data.run == "." else join(path, data.run),
         file_reports(data),
         tags,
         tensorboard_tags(data),

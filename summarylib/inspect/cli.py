@@ -14,22 +14,23 @@ for a usage error (a path that does not exist, a logdir without event files, ...
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from summarylib.inspect.analysis import inspect
 from summarylib.inspect.json_output import render_json
 from summarylib.inspect.text_output import render_text
 from summarylib.reader import find_sources, is_event_file
+from summarylib.reading import storage
 
 
 def _usage_error(args: argparse.Namespace) -> str | None:
     """What is wrong with the paths given, if anything (the usual mistakes)."""
     if args.logdir is not None:
         path = args.logdir
-        if not os.path.exists(path):
+        found = storage.kind(path)
+        if found is None:
             return f"--logdir {path} does not exist"
-        if os.path.isfile(path):
+        if found == "file":
             if is_event_file(path):
                 return f"{path} is an event file, not a logdir: use --event_file {path}"
             return f"--logdir {path} is a file, not a directory"
@@ -37,9 +38,10 @@ def _usage_error(args: argparse.Namespace) -> str | None:
             return f"no event files found within logdir {path} (files with 'tfevents' in their name)"
         return None
     path = args.event_file
-    if not os.path.exists(path):
+    found = storage.kind(path)
+    if found is None:
         return f"--event_file {path} does not exist"
-    if os.path.isdir(path):
+    if found == "directory":
         return f"{path} is a directory: use --logdir {path}"
     return None
 

@@ -3,14 +3,13 @@ kind (`tensorboard --inspect`'s sections, computed as it computes them)."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from summarylib.inspect.fields import KINDS, LONG_FIELDS, SESSION_FIELDS, VALUE_FIELDS
 from summarylib.inspect.gathering import RunData, by_tag
 from summarylib.inspect.report import FileReport, TagReport
 from summarylib.reader import Reader
+from summarylib.reading import storage
 
 
 def _type_names(data: RunData) -> list[str]:
@@ -62,7 +61,7 @@ def file_reports(data: RunData) -> list[FileReport]:
         reports.append(
             FileReport(
                 path,
-                os.path.getsize(path),
+                storage.size(path),
                 len(own),
                 float(every.min()) if every is not None else None,
                 float(every.max()) if every is not None else None,

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import os
 
+from summarylib.reading import storage
+from summarylib.writer.filesystems import join
+
 
 def is_event_file(name: str) -> bool:
     """Whether TensorBoard reads a file of this name for summaries."""
@@ -19,14 +22,14 @@ def find_runs(logdir: str | os.PathLike) -> dict[str, list[str]]:
     """The runs of a logdir as TensorBoard finds them: every directory (the logdir included)
     that directly holds a file with "tfevents" in its name, named by its path relative to
     the logdir ("." for the logdir itself), with its event files in the order TensorBoard
-    reads them (sorted by name, which starts with the creation time)."""
+    reads them (sorted by name, which starts with the creation time). `logdir` may be an
+    fsspec URL (see summarylib.reading.storage)."""
     logdir = os.fspath(logdir)
     runs = {}
-    for directory, subdirectories, names in os.walk(logdir):
-        subdirectories.sort()
+    for directory, _, names in storage.walk(logdir):
         if any("tfevents" in name for name in names):
-            files = sorted(os.path.join(directory, name) for name in names if is_event_file(name))
-            runs[os.path.relpath(directory, logdir)] = files
+            files = sorted(join(directory, name) for name in names if is_event_file(name))
+            runs[storage.relative(directory, logdir)] = files
     return dict(sorted(runs.items()))
 
 
@@ -34,6 +37,7 @@ def find_sources(path: str | os.PathLike) -> dict[str, list[str]]:
     """{run: event files} of an event file (run "."), a run directory or a logdir; empty when
     the path does not exist."""
     path = os.fspath(path)
-    if os.path.isfile(path):
+    found = storage.kind(path)
+    if found == "file":
         return {".": [path]}
-    return find_runs(path) if os.path.isdir(path) else {}
+    return find_runs(path) if found == "directory" else {}

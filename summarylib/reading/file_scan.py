@@ -16,6 +16,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from summarylib.proto import event_pb2
+from summarylib.reading import storage
 from summarylib.reading.chunk_walk import RECORD_HEADER, walk
 from summarylib.reading.header_crc import header_crcs, uint32_at
 from summarylib.reading.problems import CORRUPT, TRUNCATED, ZERO_TAIL, CorruptRecordError, Problem, ReadStatus
@@ -115,8 +116,7 @@ def scan(
 ) -> Iterator[Records]:
     """The complete records of a file from `start`, in chunks; `status` says where and why
     reading stopped. Raises CorruptRecordError at corruption unless `tolerant`."""
-    with open(path, "rb") as file:
-        size = os.fstat(file.fileno()).st_size
+    with storage.open_binary(path) as (file, size):
         position = status.end_offset = status.next_offset = start
         want = chunk_size
         while position < size:

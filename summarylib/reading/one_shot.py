@@ -10,6 +10,7 @@ import os
 from collections.abc import Collection, Iterator
 from typing import Any
 
+from summarylib.reading import storage
 from summarylib.reading.follow import Reader, Value
 from summarylib.reading.problems import Problem
 
@@ -17,7 +18,7 @@ from summarylib.reading.problems import Problem
 def _existing(path: str | os.PathLike) -> str:
     """`path` as a str; FileNotFoundError when it does not exist."""
     path = os.fspath(path)
-    if not os.path.exists(path):
+    if storage.kind(path) is None:
         raise FileNotFoundError(f"no event file or directory at {path}")
     return path
 

@@ -231,7 +231,10 @@ class Engine:
                 self._wait_for_worker(self._joined, "close", timeout)
             finally:
                 self.closed = True
-                self.file.close()
+                try:
+                    self.file.close()  # an object store's file uploads the rest here
+                except OSError as error:
+                    self._record_error(error)
 
         self._settle(wait, quiet)
 
@@ -282,6 +285,7 @@ class Engine:
             self._wake.clear()
             try:
                 self._drain()
+                self.file.idle()  # an object store's file uploads when its interval has passed
             except Exception as error:  # a bug here must cost events, not the writer
                 self._record_error(error)
             self.room_made.set()
@@ -354,6 +358,7 @@ class Engine:
 
     def _complete_flush(self, fsync: bool, done: threading.Event) -> None:
         try:
+            self.file.flush()  # an object store's file uploads what it gathered
             if fsync:
                 self.file.sync()
         except OSError as error:

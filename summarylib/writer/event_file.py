@@ -112,6 +112,12 @@ class EventFile:
             os.makedirs(self.logdir, exist_ok=True)
             self._create()
 
+    def flush(self) -> None:
+        """Nothing gathered: every write went to the OS."""
+
+    def idle(self) -> None:
+        """Nothing to do while the writer waits."""
+
     def sync(self) -> None:
         """Make what was written durable on disk."""
         os.fsync(self._fd)

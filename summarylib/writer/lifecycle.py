@@ -24,6 +24,7 @@ import weakref
 from collections.abc import Callable
 
 from summarylib.writer.engine import DEFAULT_CLOSE_TIMEOUT, Engine
+from summarylib.writer.filesystems import registry_key
 
 # Re-entrant: the SIGTERM handler runs on the main thread, maybe inside acquire().
 _lock = threading.RLock()
@@ -38,7 +39,7 @@ SIGTERM_FLUSH_TIMEOUT = 10.0
 
 
 def _key(logdir: str) -> str:
-    return os.path.realpath(logdir)
+    return registry_key(logdir)
 
 
 def acquire(logdir: str, create: Callable[[], Engine]) -> Engine:

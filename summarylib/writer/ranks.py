@@ -18,6 +18,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from summarylib.writer.filesystems import join
+
 # (rank variable, size variable) of each launcher, in the order they are trusted.
 _LAUNCHER_VARIABLES = (
     ("RANK", "WORLD_SIZE"),  # torchrun, torch.distributed.launch, accelerate, Lightning
@@ -74,10 +76,3 @@ def run_logdir(logdir: str, ranks: Ranks) -> str | None:
     if size == 1:
         return logdir
     return join(logdir, f"rank_{rank}")
-
-
-def join(logdir: str, name: str) -> str:
-    """`logdir/name`, for local paths and URLs (kept as strings: `s3://b/run/name`)."""
-    if "://" in logdir:
-        return logdir.rstrip("/") + "/" + name
-    return os.path.join(logdir, name)

@@ -85,6 +85,12 @@ class RollingEventFile:
         """As EventFile.reopen_if_deleted, for the newest file."""
         return self._current.reopen_if_deleted()
 
+    def flush(self) -> None:
+        """Nothing gathered: every write went to the OS."""
+
+    def idle(self) -> None:
+        """Nothing to do while the writer waits."""
+
     def sync(self) -> None:
         """Make what was written to the newest file durable (older ones were closed)."""
         self._current.sync()

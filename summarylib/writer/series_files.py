@@ -12,13 +12,18 @@ process's file descriptors.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 from summarylib.writer import records
 from summarylib.writer.event_file import EventFile
+from summarylib.writer.rolling_file import RollingEventFile
+from summarylib.writer.run_files import open_run_file
+from summarylib.writer.segments import SegmentedEventFile
+
+RunFile = EventFile | RollingEventFile | SegmentedEventFile
 
 DEFAULT_MAX_OPEN = 32
 
@@ -27,13 +32,19 @@ class SeriesFiles:
     """One event file per run directory, created when the run first logs; at most
     `max_open` of them hold a descriptor at once."""
 
-    def __init__(self, max_open: int = DEFAULT_MAX_OPEN, filename_suffix: str | None = None) -> None:
+    def __init__(
+        self,
+        max_open: int = DEFAULT_MAX_OPEN,
+        filename_suffix: str | None = None,
+        storage_options: dict[str, Any] | None = None,
+    ) -> None:
         if max_open < 1:
             raise ValueError(f"SeriesFiles: max_open must be at least 1, got {max_open}")
         self.max_open = max_open
         self.filename_suffix = filename_suffix
-        self._files: dict[str, EventFile] = {}
-        self._open: OrderedDict[str, EventFile] = OrderedDict()  # least recently written first
+        self.storage_options = storage_options
+        self._files: dict[str, RunFile] = {}
+        self._open: OrderedDict[str, RunFile] = OrderedDict()  # least recently written first
         self._lock = threading.Lock()
         self.closed = False
 
@@ -44,8 +55,8 @@ class SeriesFiles:
                 raise RuntimeError(f"series file of {logdir}: written after close")
             event_file = self._files.get(logdir)
             if event_file is None:
-                os.makedirs(logdir, exist_ok=True)
-                event_file = self._files[logdir] = EventFile(logdir, self.filename_suffix)
+                event_file = open_run_file(logdir, self.filename_suffix, storage_options=self.storage_options)
+                self._files[logdir] = event_file
             self._open[logdir] = event_file
             self._open.move_to_end(logdir)
             while len(self._open) > self.max_open:
@@ -63,13 +74,30 @@ class SeriesFiles:
         with self._lock:
             return len(self._open)
 
+    def flush(self) -> None:
+        """Upload what the files on an object store gathered (local files have nothing
+        to do); raises OSError for the first that fails, after trying them all."""
+        with self._lock:  # the writer's thread may be writing to them
+            _each(list(self._files.values()), "flush")
+
     def close(self) -> None:
-        """Close every file; idempotent."""
+        """Close every file (uploading the rest on an object store); idempotent."""
         with self._lock:
             self.closed = True
-            for event_file in self._files.values():
-                event_file.close()
             self._open.clear()
+            _each(list(self._files.values()), "close")
+
+
+def _each(files: list, method: str) -> None:
+    """Call `method` of every file; then raise the first OSError, if any."""
+    failure = None
+    for event_file in files:
+        try:
+            getattr(event_file, method)()
+        except OSError as error:
+            failure = failure or error
+    if failure is not None:
+        raise failure
 
 
 def series_event(

@@ -19,8 +19,9 @@ from summarylib.writer.engine import (
     WriterStats,
 )
 from summarylib.writer.event_codec import raw_event
-from summarylib.writer.event_file import EventFile, FileNames, v2_file_names
-from summarylib.writer.rolling_file import RollingEventFile
+from summarylib.writer.event_file import FileNames, v2_file_names
+from summarylib.writer.filesystems import is_url
+from summarylib.writer.run_files import DEFAULT_UPLOAD_MILLIS, open_run_file
 
 
 def _positive_int(value: Any, argument: str, default: int) -> int:
@@ -53,10 +54,14 @@ class WriterSettings:
     max_queue_bytes: int
     file_names: FileNames = v2_file_names
     retain_seconds: float | None = None
+    storage_options: dict[str, Any] | None = None
 
 
 class SummaryWriter:
-    """Writes the events of one run into an event file in `logdir`.
+    """Writes the events of one run into an event file in `logdir`: a local path, or an
+    fsspec URL (`s3://bucket/run`, `gs://...`, `memory://...`), where the run is a
+    sequence of segment objects uploaded every `flush_millis` (default 30 s there) and
+    at `flush()`/`close()` (see summarylib.writer.segments).
 
     Make it the default with `as_default()` (or `set_as_default()`) and the ops write
     through it. Closing it (explicitly, as a context manager, when it is garbage
@@ -79,6 +84,7 @@ class SummaryWriter:
         *,
         file_names: FileNames = v2_file_names,
         retain_seconds: float | None = None,
+        storage_options: dict[str, Any] | None = None,
     ) -> None:
         if logdir is None or not isinstance(logdir, (str, os.PathLike)):
             raise ValueError(
@@ -91,16 +97,23 @@ class SummaryWriter:
             raise TypeError(
                 f"create_file_writer: filename_suffix must be a str, got {type(filename_suffix).__name__}"
             )
+        on_object_store = is_url(logdir)
+        if on_object_store and retain_seconds is not None:
+            raise ValueError(
+                f"create_file_writer: retain_seconds is for local logdirs, got the URL {logdir!r}"
+            )
+        default_flush = DEFAULT_UPLOAD_MILLIS if on_object_store else DEFAULT_FLUSH_MILLIS
         self._setup(
             WriterSettings(
                 logdir=logdir,
                 max_queue=_positive_int(max_queue, "max_queue", DEFAULT_MAX_QUEUE),
-                flush_millis=_positive_int(flush_millis, "flush_millis", DEFAULT_FLUSH_MILLIS),
+                flush_millis=_positive_int(flush_millis, "flush_millis", default_flush),
                 filename_suffix=filename_suffix,
                 name=name or logdir,
                 max_queue_bytes=_positive_int(max_queue_bytes, "max_queue_bytes", DEFAULT_MAX_QUEUE_BYTES),
                 file_names=file_names,
                 retain_seconds=_positive_seconds(retain_seconds, "retain_seconds"),
+                storage_options=storage_options,
             )
         )
         self._open_engine()  # the file and its first event exist as soon as the writer does
@@ -118,13 +131,14 @@ class SummaryWriter:
 
     def _new_engine(self) -> Engine:
         settings = self.settings
-        os.makedirs(settings.logdir, exist_ok=True)
-        if settings.retain_seconds is None:
-            event_file = EventFile(settings.logdir, settings.filename_suffix, settings.file_names)
-        else:
-            event_file = RollingEventFile(
-                settings.logdir, settings.filename_suffix, settings.file_names, settings.retain_seconds
-            )
+        event_file = open_run_file(
+            settings.logdir,
+            settings.filename_suffix,
+            settings.file_names,
+            settings.retain_seconds,
+            settings.storage_options,
+            settings.flush_millis / 1000,
+        )
         return Engine(
             settings.name, event_file, settings.max_queue, settings.flush_millis, settings.max_queue_bytes
         )

@@ -23,6 +23,7 @@ from summarylib.ops.errors import check_name
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.summary_ops import queue_summary
 from summarylib.writer.context import resolve_step
+from summarylib.writer.engine import WriterError
 from summarylib.writer.event_codec import event_of_summary
 from summarylib.writer.ranks import Ranks, check_ranks, run_logdir
 from summarylib.writer.series_files import SeriesFiles
@@ -188,8 +189,14 @@ class WriterCore:
 
     def flush(self) -> None:
         """Return once everything logged so far, `add_scalars` series included, is with
-        the OS; raises `WriterError` if writing failed in the background."""
+        the OS (uploaded, on an object store); raises `WriterError` if writing failed in
+        the background."""
         self._writer.flush()
+        if self._series is not None:
+            try:
+                self._series.flush()
+            except OSError as error:
+                raise WriterError(f"summarylib SummaryWriter {self.log_dir}: {error}") from error
 
     def close(self) -> None:
         """Write everything logged and close the files. Logging again afterwards opens a

@@ -1,0 +1,36 @@
+"""The one place that picks how a run's events are stored: a local event file, rolling
+local files (`retain_seconds`), or segment objects on an object store (fsspec URLs)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from summarylib.writer.event_file import EventFile, FileNames, v2_file_names
+from summarylib.writer.filesystems import is_url, local_path, remote
+from summarylib.writer.rolling_file import RollingEventFile
+from summarylib.writer.segments import SegmentedEventFile
+
+# How often segments are uploaded to an object store when nothing asks sooner: each
+# upload is a new object, so fewer, larger ones (a run of a week makes ~20,000).
+DEFAULT_UPLOAD_MILLIS = 30_000
+
+
+def open_run_file(
+    logdir: str,
+    suffix: str | None = None,
+    file_names: FileNames = v2_file_names,
+    retain_seconds: float | None = None,
+    storage_options: dict[str, Any] | None = None,
+    upload_seconds: float = DEFAULT_UPLOAD_MILLIS / 1000,
+) -> EventFile | RollingEventFile | SegmentedEventFile:
+    """A new event file for run `logdir`, its directory created if missing."""
+    if is_url(logdir):
+        fs, path = remote(logdir, storage_options, "create_file_writer")
+        fs.makedirs(path, exist_ok=True)
+        return SegmentedEventFile(fs, path, suffix, upload_seconds)
+    logdir = local_path(logdir)
+    os.makedirs(logdir, exist_ok=True)
+    if retain_seconds is None:
+        return EventFile(logdir, suffix, file_names)
+    return RollingEventFile(logdir, suffix, file_names, retain_seconds)

@@ -1,0 +1,123 @@
+"""A real S3-protocol server for tests: moto's server mode on 127.0.0.1, reached through a
+TCP relay the test can cut and restore (an outage of the store, without losing what it
+holds), with the environment s3fs, boto3 and TensorBoard read their endpoint from."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Relay:
+    """Forwards connections from a local port to the server; `cut()` refuses and drops
+    them until `restore()`."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.port = free_port()
+        self._listener: socket.socket | None = None
+        self._connections: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self.restore()
+
+    def restore(self) -> None:
+        listener = socket.create_server(("127.0.0.1", self.port), reuse_port=True)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def cut(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            with contextlib.suppress(OSError):  # wakes the thread blocked in accept()
+                listener.shutdown(socket.SHUT_RDWR)
+            listener.close()
+        with self._lock:
+            connections, self._connections = self._connections, []
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+            connection.close()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                server = socket.create_connection(("127.0.0.1", self.target_port))
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._connections += [client, server]
+            for source, sink in ((client, server), (server, client)):
+                threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(1 << 16):
+                sink.sendall(data)
+        for end in (source, sink):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+
+
+@contextlib.contextmanager
+def s3_server(bucket: str) -> Iterator[Relay]:
+    """Start moto's S3 server with `bucket`, point AWS_ENDPOINT_URL (s3fs, boto3) and
+    S3_ENDPOINT (TensorBoard) at a relay to it; yield the relay; stop it all after."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    saved = dict(os.environ)
+    relay = None
+    try:
+        _wait_until_up(port)
+        relay = Relay(port)
+        endpoint = f"http://127.0.0.1:{relay.port}"
+        os.environ.update(
+            AWS_ACCESS_KEY_ID="testing",
+            AWS_SECRET_ACCESS_KEY="testing",
+            AWS_DEFAULT_REGION="us-east-1",
+            AWS_ENDPOINT_URL=endpoint,
+            S3_ENDPOINT=endpoint,
+        )
+        import boto3
+
+        boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket=bucket)
+        yield relay
+    finally:
+        if relay is not None:
+            relay.cut()
+        os.environ.clear()
+        os.environ.update(saved)
+        process.terminate()
+        process.wait(10)
+
+
+def _wait_until_up(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1).close()
+            return
+        time.sleep(0.1)
+    raise RuntimeError("moto's S3 server did not start")

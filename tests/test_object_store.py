@@ -1,0 +1,174 @@
+"""Logdirs in object storage: segment objects on a real S3-protocol server (moto's, through
+s3fs), read back by summarylib and by TensorBoard's own loader; `memory://` for the
+generic fsspec path."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import fsspec
+import numpy as np
+import pytest
+
+import summarylib as sl
+from summarylib.compat.torch import SummaryWriter as TorchStyleWriter
+from summarylib.inspect import main as inspect_main
+from summarylib.reader import Reader, ReadStatus, iter_events, iter_values
+from tests.s3_server import s3_server
+from tests.tensorboard_data import read_scalars
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUCKET = "summarylib-tests"
+
+
+@pytest.fixture(scope="module")
+def s3():
+    with s3_server(BUCKET) as relay:
+        yield relay
+
+
+@pytest.fixture
+def url(s3, request):
+    return f"s3://{BUCKET}/{request.node.name}"
+
+
+def objects(url: str) -> list[str]:
+    fs, path = fsspec.core.url_to_fs(url)
+    fs.invalidate_cache()
+    return sorted(fs.find(path))
+
+
+def steps_of(url: str, tag: str = "x") -> list[int]:
+    return [value.step for value in iter_values(url) if value.tag == tag]
+
+
+def test_every_event_once_in_order_for_tensorboard_while_live_and_after_close(url):
+    writer = sl.create_file_writer(url + "/run")
+    with writer.as_default():
+        for step in range(100):
+            sl.scalar("x", float(step), step=step)
+            if step % 25 == 24:
+                writer.flush()  # a new segment object per flush
+        live = read_scalars(url)
+        sl.image("picture", np.zeros((4, 4, 3), np.uint8), step=100)
+    assert [step for step, _ in live["run"]["x"]] == list(range(100))
+    writer.close()
+    assert len(objects(url)) == 5
+    assert [step for step, _ in read_scalars(url)["run"]["x"]] == list(range(100))
+    assert steps_of(url) == list(range(100))
+    assert os.path.exists("s3:") is False
+
+
+def test_bytes_uploaded_stay_within_a_tenth_of_the_event_bytes(url):
+    writer = sl.create_file_writer(url)
+    with writer.as_default():
+        for step in range(20_000):
+            sl.scalar("loss", 1.0 / (step + 1), step=step)
+            if step % 2_000 == 1_999:
+                writer.flush()
+    writer.close()
+    segments = writer._engine.file
+    assert segments.bytes_uploaded <= 1.1 * segments.bytes_written
+    fs, _ = fsspec.core.url_to_fs(url)
+    assert sum(fs.size(path) for path in objects(url)) == segments.bytes_uploaded
+
+
+def test_an_outage_is_reported_and_the_writer_catches_up_losing_nothing(s3, url):
+    writer = sl.create_file_writer(url, storage_options={"config_kwargs": {"retries": {"max_attempts": 1}}})
+    with writer.as_default():
+        for step in range(10):
+            sl.scalar("x", float(step), step=step)
+        writer.flush()
+        s3.cut()
+        try:
+            for step in range(10, 20):
+                sl.scalar("x", float(step), step=step)
+            with pytest.raises(sl.WriterError, match="upload"):
+                writer.flush()
+        finally:
+            s3.restore()
+        for step in range(20, 30):
+            sl.scalar("x", float(step), step=step)
+        writer.flush()
+    writer.close()
+    assert steps_of(url) == list(range(30))
+
+
+def test_sigterm_uploads_everything_and_sigkill_leaves_only_whole_objects(url, tmp_path):
+    code = """
+import sys, time, summarylib as sl
+writer = sl.create_file_writer(sys.argv[1], flush_millis=300)
+writer.set_as_default()
+step = 0
+while True:
+    sl.scalar("x", float(step), step=step)
+    step += 1
+    if step == 400:
+        print("ready", flush=True)
+    time.sleep(0.002)
+"""
+    for how in (signal.SIGTERM, signal.SIGKILL):
+        target = f"{url}/{how.name}"
+        child = subprocess.Popen(
+            [sys.executable, "-c", code, target],
+            stdout=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=ROOT),
+        )
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(1.0)  # a few uploads
+        child.send_signal(how)
+        child.wait(30)
+        steps = []
+        for path in objects(target):
+            status = ReadStatus()
+            steps += [e.step for e in iter_events("s3://" + path, status) if e.HasField("summary")]
+            assert status.problems == []  # every object whole
+        assert steps == list(range(len(steps))) and len(steps) >= 400
+        assert [step for step, _ in read_scalars(target)["."]["x"]] == steps
+
+
+def test_torch_style_writer_and_inspect_on_a_bucket(url, capsys):
+    with TorchStyleWriter(url) as writer:
+        for step in range(3):
+            writer.add_scalar("loss", 1.0 / (step + 1), step)
+            writer.add_scalars("lr", {"base": 0.1, "warm": 0.01 * step}, step)
+    assert sorted(read_scalars(url)) == [".", "lr_base", "lr_warm"]
+    assert inspect_main(["--logdir", url]) == 0
+    assert "loss" in capsys.readouterr().out
+
+
+def test_memory_urls_cover_the_generic_fsspec_path():
+    writer = sl.create_file_writer("memory://logs/run")
+    with writer.as_default(step=1):
+        sl.scalar("x", 2.0)
+        sl.text("note", "hello")
+    writer.close()
+    assert [(v.tag, v.step) for v in iter_values("memory://logs")] == [("x", 1), ("note", 1)]
+
+
+def test_a_url_without_its_filesystem_is_a_clear_error_and_no_local_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ModuleNotFoundError, match="gcsfs"):
+        sl.create_file_writer("gs://bucket/run")
+    with pytest.raises(ValueError, match="retain_seconds"):
+        sl.create_file_writer("memory://x/run", retain_seconds=10)
+    assert os.listdir(tmp_path) == []
+
+
+def test_the_reader_follows_a_live_run_in_a_bucket(url):
+    writer = sl.create_file_writer(url)
+    reader = Reader(url)
+    with writer.as_default():
+        seen = []
+        for block in range(3):
+            for step in range(block * 10, block * 10 + 10):
+                sl.scalar("x", float(step), step=step)
+            writer.flush()
+            seen.append([value.step for value in reader.values()])
+    writer.close()
+    assert seen == [list(range(block * 10, block * 10 + 10)) for block in range(3)]
