@@ -1,0 +1,125 @@
+"""`tf.contrib.summary` onto summarylib.compat.contrib (`--to compat`, name for name), or onto
+the v2 API (`--to v2`): recording conditions become `record_if`, `generic` becomes `write`, and
+contrib's implicit global step is passed as an explicit `step`.
+
+The global step of a contrib file (`tf.train.get_or_create_global_step()`) moves to
+summarylib.compat.contrib's counter in both modes: it is what contrib ops read.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from summarylib.compat.contrib import __all__ as CONTRIB_NAMES
+from summarylib.migrate.decisions import Decision, Leave, Move, RewriteCall
+from summarylib.migrate.facts import Facts
+
+PREFIX = "tensorflow.contrib.summary."
+GLOBAL_STEP_NAMES = {"get_or_create_global_step", "get_global_step"}
+GLOBAL_STEP_PREFIXES = ("tensorflow.train.", "tensorflow.compat.v1.train.")
+GLOBAL_STEP = "summarylib.compat.contrib.get_or_create_global_step()"
+
+PARAMETERS = {
+    "scalar": ("name", "tensor", "family", "step"),
+    "histogram": ("name", "tensor", "family", "step"),
+    "image": ("name", "tensor", "bad_color", "max_images", "family", "step"),
+    "audio": ("name", "tensor", "sample_rate", "max_outputs", "family", "step"),
+    "generic": ("name", "tensor", "metadata", "family", "step"),
+    "always_record_summaries": (),
+    "never_record_summaries": (),
+    "record_summaries_every_n_global_steps": ("n", "global_step"),
+}
+V2_SAME = {"create_file_writer", "create_summary_file_writer", "flush", "should_record_summaries"}
+# Arguments a v2 op has no place for: with one of them the call stays on compat.
+NO_V2_FORM = {"family", "bad_color"}
+V2_NOTES = {
+    "image": "v2 writes the image plugin's tensor under the tag itself (contrib: name/image/i)",
+    "audio": "v2 writes the audio plugin's tensor under the tag itself (contrib: name/audio/i)",
+    "histogram": "v2 buckets histograms as TF 2 does (contrib: TF 1.x's exponential buckets)",
+}
+RECORDING_NOTE = "contrib recorded nothing outside a recording block; v2 records unless record_if says not"
+
+
+def decide(qualified: str, facts: Facts, to: str, call: cst.Call | None) -> Decision | None:
+    """The decision for a contrib name (or the global step of a contrib file), or None."""
+    step_name = qualified.rpartition(".")[2]
+    if facts.uses_contrib and qualified.startswith(GLOBAL_STEP_PREFIXES) and step_name in GLOBAL_STEP_NAMES:
+        return Move(f"summarylib.compat.contrib.{step_name}")
+    if not qualified.startswith(PREFIX):
+        return None
+    name = qualified[len(PREFIX) :]
+    if name not in CONTRIB_NAMES:
+        return Leave(f"tf.contrib.summary.{name} has no summarylib equivalent")
+    compat = Move(f"summarylib.compat.contrib.{name}")
+    if to != "v2":
+        return compat
+    if name in V2_SAME:
+        return Move(f"summarylib.{name.replace('create_summary_file_writer', 'create_file_writer')}")
+    if name not in PARAMETERS:
+        return compat
+    if call is None:
+        return Move(compat.target, left=f"--to v2: {name} is not called here, so it stays on compat")
+    return _v2_call(name, call) or Move(
+        compat.target,
+        left=f"--to v2: this {name} call has no mechanical v2 form (family, bad_color or *args)",
+    )
+
+
+def _bind(parameters: tuple[str, ...], call: cst.Call) -> dict[str, cst.BaseExpression] | None:
+    """The call's arguments by parameter name; None when they cannot be bound statically."""
+    bound: dict[str, cst.BaseExpression] = {}
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if position >= len(parameters):
+                return None
+            bound[parameters[position]] = arg.value
+        elif arg.keyword.value in parameters:
+            bound[arg.keyword.value] = arg.value
+        else:
+            return None
+    return bound
+
+
+def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
+    equal = cst.AssignEqual(
+        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+    )
+    return cst.Arg(value=value, keyword=cst.Name(name), equal=equal)
+
+
+def _v2_call(name: str, call: cst.Call) -> RewriteCall | None:
+    bound = _bind(PARAMETERS[name], call)
+    if bound is None or NO_V2_FORM & bound.keys():
+        return None
+    imports = ("summarylib",)
+    if name in ("always_record_summaries", "never_record_summaries"):
+        value = "True" if name == "always_record_summaries" else "False"
+        return RewriteCall(cst.parse_expression(f"summarylib.record_if({value})"), imports, RECORDING_NOTE)
+    if name == "record_summaries_every_n_global_steps":
+        lambda_ = cst.parse_expression(f"lambda: int({GLOBAL_STEP}) % N == 0")
+        step = bound.get("global_step")
+        if step is not None:
+            lambda_ = lambda_.deep_replace(lambda_.body.left.left.args[0].value, step)
+        n = bound["n"]
+        if not isinstance(n, (cst.Name, cst.Integer, cst.Attribute)):
+            n = n.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        lambda_ = lambda_.deep_replace(lambda_.body.left.right, n)
+        new = cst.Call(func=cst.parse_expression("summarylib.record_if"), args=[cst.Arg(lambda_)])
+        return RewriteCall(new, (*imports, "summarylib.compat.contrib"), RECORDING_NOTE)
+    step = bound.get("step") or cst.parse_expression(GLOBAL_STEP)
+    args = [cst.Arg(bound["name"]), cst.Arg(bound["tensor"])]
+    if name == "audio":
+        args.append(cst.Arg(bound["sample_rate"]))
+    args.append(_keyword("step", step))
+    if name == "image" and "max_images" in bound:
+        args.append(_keyword("max_outputs", bound["max_images"]))
+    if name == "audio":
+        args.append(_keyword("max_outputs", bound["max_outputs"]))
+    if name == "generic" and "metadata" in bound:
+        args.append(_keyword("metadata", bound["metadata"]))
+    target = "summarylib.write" if name == "generic" else f"summarylib.{name}"
+    new = cst.Call(func=cst.parse_expression(target), args=args)
+    needs = (*imports, "summarylib.compat.contrib") if "step" not in bound else imports
+    return RewriteCall(new, needs, V2_NOTES.get(name, ""))

@@ -1,0 +1,55 @@
+"""Migrate one Python source text: parse it, collect its facts, apply the rules, fix the
+imports, and return the new text with the file's report. Parse errors are reported, and the
+source is returned unchanged."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import MetadataWrapper
+
+from summarylib.migrate.facts import collect_facts
+from summarylib.migrate.report import FileReport
+from summarylib.migrate.rules import Rules
+from summarylib.migrate.transform import Migrator
+
+TARGETS = ("compat", "v2")
+
+
+@dataclass
+class MigrationResult:
+    """The migrated source (the input itself when nothing changed or it did not parse)."""
+
+    source: str
+    report: FileReport
+
+    @property
+    def changed(self) -> bool:
+        """Whether the migration changed anything."""
+        return bool(self.report.changes)
+
+
+def migrate_source(source: str, path: str = "<string>", to: str = "compat") -> MigrationResult:
+    """Migrate the summary-writing code of `source` onto summarylib (`to`: "compat", the
+    closest runnable equivalent, or "v2", summarylib's v2 API where that is mechanical)."""
+    if to not in TARGETS:
+        raise ValueError(f"migrate_source: to must be one of {TARGETS}, got {to!r}")
+    report = FileReport(path)
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        report.error = " ".join(str(error).split())
+        return MigrationResult(source, report)
+    wrapper = MetadataWrapper(module)
+    context = CodemodContext(wrapper=wrapper, filename=path, full_module_name=None)
+    rules = Rules(collect_facts(wrapper), to)
+    migrated = wrapper.visit(Migrator(context, rules, report))
+    report.styles = sorted(rules.styles)
+    if not report.changes:
+        return MigrationResult(source, report)
+    migrated = AddImportsVisitor(context).transform_module(migrated)
+    migrated = RemoveImportsVisitor(context).transform_module(migrated)
+    return MigrationResult(migrated.code, report)

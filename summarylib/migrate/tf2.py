@@ -1,0 +1,57 @@
+"""TF 2's `tf.summary` onto summarylib's v2 API, one name for one name: the signatures
+match, and tensors passed in stay as they are (summarylib converts them)."""
+
+from __future__ import annotations
+
+from summarylib.migrate.decisions import Decision, Leave, Move
+from summarylib.migrate.facts import Facts
+
+PREFIXES = ("tensorflow.summary.", "tensorflow.compat.v2.summary.")
+
+SAME_NAME = {
+    "audio",
+    "create_file_writer",
+    "create_noop_writer",
+    "flush",
+    "graph",
+    "histogram",
+    "image",
+    "record_if",
+    "scalar",
+    "should_record_summaries",
+    "text",
+    "write",
+}
+EXPERIMENTAL = {"get_step", "set_step", "write_raw_pb"}
+TRACE = {"trace_on", "trace_export", "trace_off"}
+
+TRACED_REASON = (
+    "tf.summary inside a tf.function: the traced op gets symbolic tensors, and summarylib needs "
+    "values; move the call out of the function (return the value) or pass a Python callable"
+)
+KEPT_FOR_TRACED = (
+    "kept on tf.summary because the tf.summary call at line {line}, inside a tf.function, logs "
+    "through TensorFlow's default writer, which only a TensorFlow writer can be"
+)
+TRACE_REASON = (
+    "tf.summary.{name} records TensorFlow's traced graph and profile; summarylib cannot trace a "
+    "tf.function (write the GraphDef with summarylib.graph)"
+)
+
+
+def decide(qualified: str, facts: Facts, line: int) -> Decision | None:
+    """The decision for a TF 2 `tf.summary` name, or None when `qualified` is not one."""
+    rest = next((qualified[len(p) :] for p in PREFIXES if qualified.startswith(p)), None)
+    if rest is None or (facts.tf1 and qualified.startswith("tensorflow.summary.")):
+        return None
+    if rest in TRACE:
+        return Leave(TRACE_REASON.format(name=rest))
+    if facts.traced_summary_line:
+        if facts.in_traced(line):
+            return Leave(TRACED_REASON)
+        return Leave(KEPT_FOR_TRACED.format(line=facts.traced_summary_line))
+    if rest in SAME_NAME:
+        return Move(f"summarylib.{rest}")
+    if rest.startswith("experimental.") and rest.removeprefix("experimental.") in EXPERIMENTAL:
+        return Move(f"summarylib.{rest.removeprefix('experimental.')}")
+    return Leave(f"tf.summary.{rest} has no summarylib equivalent")

@@ -1,0 +1,150 @@
+"""The transformer that applies the rules to one module: references (attribute chains,
+called or not, and from-imported names) are replaced where a rule moves them; imports of the
+targets are added once (libcst's AddImportsVisitor) and old imports removed only when nothing
+left in the file uses them (RemoveImportsVisitor). Everything else prints back unchanged."""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.codemod import CodemodContext, ContextAwareTransformer
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider
+
+from summarylib.migrate.decisions import Leave, Move, RewriteCall
+from summarylib.migrate.facts import import_qualified_name
+from summarylib.migrate.report import Change, FileReport, Left
+from summarylib.migrate.rules import Rules
+
+_EMPTY = cst.Module(body=[])
+
+
+def _code(node: cst.CSTNode) -> str:
+    """One-line source of `node` for the report."""
+    return " ".join(_EMPTY.code_for_node(node).split())
+
+
+class Migrator(ContextAwareTransformer):
+    """Rewrites the summary-writing references of one module by `rules`, into `report`."""
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ParentNodeProvider)
+
+    def __init__(self, context: CodemodContext, rules: Rules, report: FileReport) -> None:
+        super().__init__(context)
+        self.rules = rules
+        self.report = report
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+    def _qualified(self, node: cst.CSTNode) -> str | None:
+        return import_qualified_name(self.get_metadata(QualifiedNameProvider, node, set()))
+
+    def _is_inner(self, node: cst.CSTNode) -> bool:
+        """Whether `node` is part of a larger reference (`tf` or `tf.summary` in `tf.summary.x`,
+        the attribute name itself) or the function of a call (handled at the call)."""
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        if isinstance(parent, cst.Attribute):
+            return True
+        return isinstance(parent, cst.Call) and parent.func is node
+
+    def _leave(self, node: cst.CSTNode, reason: str) -> None:
+        self.report.left.append(Left(self.report.where(str(self._line(node))), _code(node), reason))
+
+    def _move(self, original: cst.CSTNode, move: Move) -> cst.BaseExpression:
+        AddImportsVisitor.add_needed_import(self.context, move.module)
+        RemoveImportsVisitor.remove_unused_import_by_node(self.context, original)
+        where = self.report.where(str(self._line(original)))
+        self.report.changes.append(Change(where, _code(original), move.target, move.note))
+        if move.left:
+            self.report.left.append(Left(where, move.target, move.left))
+        return cst.parse_expression(move.target)
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        if self._is_inner(original):
+            return updated
+        return self._reference(original, updated)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        if self._is_inner(original):
+            return updated
+        qualified = self._qualified(original)
+        decision = None if qualified is None else self.rules.decide(qualified, self._line(original))
+        if isinstance(decision, Leave):
+            self._leave(original, decision.reason)
+        return updated
+
+    def _reference(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        qualified = self._qualified(original)
+        if qualified is None:
+            return updated
+        decision = self.rules.decide(qualified, self._line(original))
+        if isinstance(decision, Move):
+            return self._move(original, decision)
+        if isinstance(decision, Leave):
+            self._leave(original, decision.reason)
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        func = original.func
+        if not isinstance(func, (cst.Attribute, cst.Name)):
+            return updated
+        qualified = self._qualified(func)
+        if qualified is None:
+            return updated
+        decision = self.rules.decide(qualified, self._line(original), updated)
+        if isinstance(decision, RewriteCall):
+            for module in decision.imports:
+                AddImportsVisitor.add_needed_import(self.context, module)
+            RemoveImportsVisitor.remove_unused_import_by_node(self.context, original.func)
+            where = self.report.where(str(self._line(original)))
+            self.report.changes.append(Change(where, _code(original), _code(decision.call), decision.note))
+            return decision.call
+        if isinstance(decision, Leave):
+            self._leave(original, decision.reason)
+        elif isinstance(decision, Move) and isinstance(func, cst.Attribute):
+            return updated.with_changes(func=self._move(func, decision))
+        return updated
+
+    def leave_ImportFrom(
+        self, original: cst.ImportFrom, updated: cst.ImportFrom
+    ) -> cst.BaseSmallStatement | cst.FlattenSentinel:
+        """Moves the from-imported names a rule moves to `from <target module> import <name>`,
+        keeping the local name, so the code that uses them stays as it is."""
+        if original.relative or isinstance(original.names, cst.ImportStar) or original.module is None:
+            return updated
+        module = cst.helpers.get_full_name_for_node(original.module)
+        kept, moved = [], []
+        for alias in original.names:
+            name = cst.helpers.get_full_name_for_node(alias.name)
+            decision = self.rules.decide(f"{module}.{name}", self._line(original))
+            if not isinstance(decision, Move):
+                kept.append(alias)
+                continue
+            local = alias.evaluated_alias or name
+            asname = None if local == decision.attr else cst.AsName(name=cst.Name(local))
+            new = cst.ImportFrom(
+                module=cst.parse_expression(decision.module),
+                names=[cst.ImportAlias(name=cst.Name(decision.attr), asname=asname)],
+            )
+            moved.append(new)
+            where = self.report.where(str(self._line(original)))
+            self.report.changes.append(Change(where, f"{module}.{name}", decision.target, decision.note))
+            if decision.left:
+                self.report.left.append(Left(where, decision.target, decision.left))
+        if not moved:
+            return updated
+        if not kept:
+            first = moved[0].with_changes(
+                whitespace_after_from=updated.whitespace_after_from,
+                whitespace_before_import=updated.whitespace_before_import,
+                whitespace_after_import=updated.whitespace_after_import,
+            )
+            return cst.FlattenSentinel([first, *moved[1:]])
+        last = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return cst.FlattenSentinel([updated.with_changes(names=[*kept[:-1], last]), *moved])

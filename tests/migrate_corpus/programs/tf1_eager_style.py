@@ -1,0 +1,14 @@
+"""TF 1.x summary ops on Python values, no session: merge_all each step."""
+
+import sys
+
+import tensorflow as tf
+
+logdir = sys.argv[1]
+writer = tf.summary.FileWriter(logdir)
+for step in range(3):
+    tf.summary.scalar("loss", 2.0 - step)
+    tf.summary.histogram("values", [float(step), 1.0, 2.0])
+    writer.add_summary(tf.summary.merge_all(), step)
+writer.flush()
+writer.close()

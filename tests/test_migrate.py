@@ -1,0 +1,148 @@
+"""The migration script's source-to-source contract over the corpus in tests/migrate_corpus:
+golden diffs, migrated code that parses, idempotence, and the decisions the report states."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("libcst")
+
+from summarylib.migrate import migrate_source
+from summarylib.migrate.cli import _diff, main, migrate_file
+from summarylib.migrate.notebooks import migrate_notebook
+from tests.migrate_corpus.notebook_script import notebook_script
+
+CORPUS = Path(__file__).parent / "migrate_corpus"
+PROGRAMS = CORPUS / "programs"
+GOLDEN = CORPUS / "golden"
+NAMES = sorted(p.name for p in PROGRAMS.iterdir() if p.suffix in (".py", ".ipynb"))
+CASES = [(name, "compat") for name in NAMES] + [
+    ("contrib_eager.py", "v2"),
+    ("tf1_eager_style.py", "v2"),
+    ("torch_writer.py", "v2"),
+]
+
+
+def golden_path(name: str, to: str) -> Path:
+    return GOLDEN / f"{name}.{to}.diff"
+
+
+def migrated_diff(name: str, to: str) -> str:
+    path = PROGRAMS / name
+    result = migrate_file(path, to)
+    return _diff(name, path.read_text(), result.source)
+
+
+@pytest.mark.parametrize(("name", "to"), CASES)
+def test_migrated_source_matches_the_golden_diff(name: str, to: str) -> None:
+    assert migrated_diff(name, to) == golden_path(name, to).read_text()
+
+
+@pytest.mark.parametrize(("name", "to"), CASES)
+def test_migrated_source_parses_and_a_second_run_changes_nothing(name: str, to: str) -> None:
+    first = migrate_file(PROGRAMS / name, to)
+    code = notebook_script(first.source) if name.endswith(".ipynb") else first.source
+    compile(code, name, "exec")
+    if name.endswith(".ipynb"):
+        second = migrate_notebook(first.source, name, to)
+    else:
+        second = migrate_source(first.source, name, to)
+    assert second.source == first.source
+    assert second.report.changes == []
+
+
+def test_untouched_code_prints_back_byte_identical() -> None:
+    source = "import numpy as np  # keep\nx = np.zeros(3)   ;  y = x\n"
+    assert migrate_source(source).source == source
+
+
+def test_tf1_graph_keeps_its_summary_ops_and_moves_the_writer() -> None:
+    result = migrate_file(PROGRAMS / "tf1_graph.py", "compat")
+    assert "tf.summary.scalar(" in result.source and "tf.summary.merge_all()" in result.source
+    assert "summarylib.compat.v1.FileWriter(logdir)" in result.source
+    assert "import tensorflow.compat.v1 as tf" in result.source  # still used: not removed
+    assert any("graph code" in style for style in result.report.styles)
+
+
+def test_tf1_eager_style_is_decided_and_explained() -> None:
+    result = migrate_file(PROGRAMS / "tf1_eager_style.py", "compat")
+    assert "tensorflow" not in result.source
+    assert any("eager-style" in style for style in result.report.styles)
+
+
+def test_tf_function_summaries_are_left_with_a_reason() -> None:
+    result = migrate_file(PROGRAMS / "tf2_function.py", "compat")
+    assert result.source == (PROGRAMS / "tf2_function.py").read_text()
+    reasons = {left.where.rpartition(":")[2]: left.reason for left in result.report.left}
+    assert "tf.function" in reasons["14"] and "symbolic" in reasons["14"]
+    assert set(reasons) == {"8", "14", "21"}
+
+
+def test_contrib_v2_call_without_a_v2_form_stays_on_compat_and_is_listed() -> None:
+    source = "import tensorflow as tf\ntf.contrib.summary.scalar('a', 1.0, family='f')\n"
+    result = migrate_source(source, "t.py", "v2")
+    assert "summarylib.compat.contrib.scalar('a', 1.0, family='f')" in result.source
+    assert [left.where for left in result.report.left] == ["t.py:2"]
+
+
+def test_contrib_v2_every_n_with_an_expression_keeps_precedence() -> None:
+    source = (
+        "import tensorflow as tf\n"
+        "with tf.contrib.summary.record_summaries_every_n_global_steps(a + 1, global_step=gs):\n"
+        "    pass\n"
+    )
+    result = migrate_source(source, "t.py", "v2")
+    assert "summarylib.record_if(lambda: int(gs) % (a + 1) == 0)" in result.source
+
+
+def test_from_imports_keep_their_local_names() -> None:
+    source = "from tensorboardX import SummaryWriter\nfrom keras.callbacks import TensorBoard as TB\n"
+    result = migrate_source(source)
+    assert result.source == (
+        "from summarylib.compat.torch import SummaryWriter\n"
+        "from summarylib.integrations.keras import TensorBoard as TB\n"
+    )
+
+
+def test_a_file_that_does_not_parse_is_named_and_left_untouched(tmp_path: Path, capsys) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("import tensorflow as tf\ndef (:\n")
+    assert main(["--in-place", str(broken)]) == 2
+    assert broken.read_text() == "import tensorflow as tf\ndef (:\n"
+    out = capsys.readouterr().out
+    assert f"== {broken}" in out and "not parsed" in out
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert main([]) == 2
+    assert main(["--to", "v3", str(tmp_path)]) == 2
+    assert main([str(tmp_path / "missing.py")]) == 2
+
+
+def test_json_report(tmp_path: Path, capsys) -> None:
+    assert main(["--json", str(PROGRAMS / "tbx_writer.py")]) == 0
+    files = json.loads(capsys.readouterr().out)["files"]
+    assert files[0]["changes"][0]["after"] == "summarylib.compat.torch.SummaryWriter"
+    assert files[0]["diff"].startswith("--- a/")
+
+
+def test_importing_summarylib_does_not_import_libcst() -> None:
+    code = (
+        "import sys, summarylib\n"
+        "assert 'libcst' not in sys.modules and 'summarylib.migrate' not in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_missing_libcst_names_the_extra() -> None:
+    code = (
+        "import sys; sys.modules['libcst'] = None\n"
+        "try:\n    import summarylib.migrate\nexcept ImportError as e:\n    print(e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "summarylib[migrate]" in out
