@@ -1,0 +1,85 @@
+"""Logging to an S3 bucket (moto's S3 server on 127.0.0.1, through s3fs) beside local disk.
+
+    python benchmarks/bench_object_store.py [--calls N] [--repeats R]
+
+For each destination: the caller's µs per `scalar` call, the total µs per call until the
+writer is closed (everything uploaded), bytes uploaded per event byte, and the objects a
+run makes per hour at the default upload interval; then the reader: µs per value reading
+the same run back from the bucket and from disk. Needs the test extra (moto, s3fs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+
+from common import Timing, clock
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+BUCKET = "summarylib-bench"
+
+
+def log_scalars(logdir: str, calls: int, flushes: int) -> tuple[Timing, object]:
+    """Time `calls` scalars into `logdir`, flushing `flushes` times on the way."""
+    import summarylib as sl
+
+    every = max(1, calls // max(1, flushes))
+    start = clock()
+    writer = sl.create_file_writer(logdir)
+    with writer.as_default():
+        for step in range(calls):
+            sl.scalar("loss", 1.0 / (step + 1), step=step)
+            if step % every == every - 1:
+                writer.flush()
+        logged = clock()
+    writer.close()
+    return Timing(logged - start, clock() - start), writer._engine.file
+
+
+def read_back(logdir: str) -> tuple[float, int]:
+    from summarylib.reader import iter_values
+
+    start = clock()
+    count = sum(1 for _ in iter_values(logdir))
+    return clock() - start, count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    from summarylib.writer.run_files import DEFAULT_UPLOAD_MILLIS
+    from tests.s3_server import s3_server
+
+    rows = []
+    with s3_server(BUCKET), tempfile.TemporaryDirectory() as local_root:
+        for name, root in (("local disk", local_root), ("S3 (moto, s3fs)", f"s3://{BUCKET}")):
+            runs = [log_scalars(f"{root}/run{i}", args.calls, flushes=10) for i in range(args.repeats)]
+            timing = Timing(min(t.caller for t, _ in runs), min(t.total for t, _ in runs))
+            event_file = runs[0][1]
+            uploaded = getattr(event_file, "bytes_uploaded", None)
+            ratio = f"{uploaded / event_file.bytes_written:.3f}" if uploaded else "-"
+            per_hour = f"{3600_000 // DEFAULT_UPLOAD_MILLIS}" if uploaded else "1 file"
+            seconds, count = min(read_back(f"{root}/run{i}") for i in range(args.repeats))
+            rows.append((name, timing, ratio, per_hour, seconds / count))
+    print(f"{args.calls:,} scalar calls per run, 10 flushes, best of {args.repeats}\n")
+    print(
+        "| destination | caller µs/call | total µs/call (incl. close) | bytes uploaded / event bytes "
+        "| objects per hour | reader µs/value |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, timing, ratio, per_hour, read in rows:
+        print(
+            f"| {name} | {timing.caller / args.calls * 1e6:.2f} | {timing.total / args.calls * 1e6:.2f} "
+            f"| {ratio} | {per_hour} | {read * 1e6:.2f} |"
+        )
+    local_read, remote_read = rows[0][4], rows[1][4]
+    print(f"\n- reader on S3 / reader on disk: {remote_read / local_read:.2f} (goal: at most 2)")
+
+
+if __name__ == "__main__":
+    main()
