@@ -75,22 +75,26 @@ class Domain(metaclass=abc.ABCMeta):
         """Set the type and the domain of an HParamInfo to this domain."""
 
 
-class IntInterval(Domain):
-    """All integers in the closed interval [min_value, max_value]."""
+class _Interval(Domain):
+    """The closed interval [min_value, max_value] of `dtype` values (ints or floats)."""
 
-    def __init__(self, min_value: int | None = None, max_value: int | None = None) -> None:
+    _type: type = object
+    _type_name = ""
+
+    def __init__(self, min_value: Any = None, max_value: Any = None) -> None:
         self._min_value = self._bound("min_value", min_value)
         self._max_value = self._bound("max_value", max_value)
         if self._min_value > self._max_value:
-            raise ValueError(f"summarylib.hparams.IntInterval: {self._min_value!r} > {self._max_value!r}")
+            raise ValueError(
+                f"summarylib.hparams.{type(self).__name__}: {self._min_value!r} > {self._max_value!r}"
+            )
 
-    @staticmethod
-    def _bound(argument: str, value: Any) -> int:
+    def _bound(self, argument: str, value: Any) -> Any:
         value = python_scalar(value)
-        if type(value) is not int:
+        if type(value) is not self._type:
             raise TypeError(
-                f"summarylib.hparams.IntInterval: argument {argument!r}: expected an int, "
-                f"got {type(value).__name__} {value!r}"
+                f"summarylib.hparams.{type(self).__name__}: argument {argument!r}: "
+                f"expected {self._type_name}, got {type(value).__name__} {value!r}"
             )
         return value
 
@@ -98,76 +102,49 @@ class IntInterval(Domain):
         return f"[{self._min_value}, {self._max_value}]"
 
     def __repr__(self) -> str:
-        return f"IntInterval({self._min_value!r}, {self._max_value!r})"
+        return f"{type(self).__name__}({self._min_value!r}, {self._max_value!r})"
 
     @property
     def dtype(self) -> type:
-        return int
+        return self._type
 
     @property
-    def min_value(self) -> int:
+    def min_value(self) -> Any:
         return self._min_value
 
     @property
-    def max_value(self) -> int:
+    def max_value(self) -> Any:
         return self._max_value
+
+    def update_hparam_info(self, hparam_info: hparams_pb2.HParamInfo) -> None:
+        hparam_info.type = hparams_pb2.DATA_TYPE_FLOAT64
+        hparam_info.domain_interval.min_value = self._min_value
+        hparam_info.domain_interval.max_value = self._max_value
+
+
+class IntInterval(_Interval):
+    """All integers in the closed interval [min_value, max_value]."""
+
+    _type, _type_name = int, "an int"
 
     def sample_uniform(self, rng: Any = random) -> int:
         return rng.randint(self._min_value, self._max_value)
 
-    def update_hparam_info(self, hparam_info: hparams_pb2.HParamInfo) -> None:
-        hparam_info.type = hparams_pb2.DATA_TYPE_FLOAT64
-        hparam_info.domain_interval.min_value = self._min_value
-        hparam_info.domain_interval.max_value = self._max_value
 
-
-class RealInterval(Domain):
+class RealInterval(_Interval):
     """All real numbers in the closed interval [min_value, max_value]; the bounds are
     floats, as in TensorBoard (`RealInterval(0, 1)` is a TypeError: write 0.0, 1.0)."""
 
-    def __init__(self, min_value: float | None = None, max_value: float | None = None) -> None:
-        self._min_value = self._bound("min_value", min_value)
-        self._max_value = self._bound("max_value", max_value)
-        if self._min_value > self._max_value:
-            raise ValueError(f"summarylib.hparams.RealInterval: {self._min_value!r} > {self._max_value!r}")
+    _type, _type_name = float, "a float"
 
-    @staticmethod
-    def _bound(argument: str, value: Any) -> float:
-        value = python_scalar(value)
-        if type(value) is not float:
-            raise TypeError(
-                f"summarylib.hparams.RealInterval: argument {argument!r}: expected a float, "
-                f"got {type(value).__name__} {value!r}"
-            )
+    def _bound(self, argument: str, value: Any) -> float:
+        value = super()._bound(argument, value)
         if math.isnan(value):
             raise ValueError(f"summarylib.hparams.RealInterval: argument {argument!r}: NaN is not a bound")
         return value
 
-    def __str__(self) -> str:
-        return f"[{self._min_value}, {self._max_value}]"
-
-    def __repr__(self) -> str:
-        return f"RealInterval({self._min_value!r}, {self._max_value!r})"
-
-    @property
-    def dtype(self) -> type:
-        return float
-
-    @property
-    def min_value(self) -> float:
-        return self._min_value
-
-    @property
-    def max_value(self) -> float:
-        return self._max_value
-
     def sample_uniform(self, rng: Any = random) -> float:
         return rng.uniform(self._min_value, self._max_value)
-
-    def update_hparam_info(self, hparam_info: hparams_pb2.HParamInfo) -> None:
-        hparam_info.type = hparams_pb2.DATA_TYPE_FLOAT64
-        hparam_info.domain_interval.min_value = self._min_value
-        hparam_info.domain_interval.max_value = self._max_value
 
 
 class Discrete(Domain):
