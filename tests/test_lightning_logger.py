@@ -60,17 +60,19 @@ def batches() -> torch.utils.data.DataLoader:
     return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=8)
 
 
+# A quiet Trainer on the CPU that logs every step.
+TRAINER_OPTIONS = {
+    "accelerator": "cpu",
+    "log_every_n_steps": 1,
+    "enable_checkpointing": False,
+    "enable_progress_bar": False,
+    "enable_model_summary": False,
+}
+
+
 def fit(logger) -> None:
     torch.manual_seed(0)
-    trainer = lightning.Trainer(
-        max_epochs=2,
-        logger=logger,
-        accelerator="cpu",
-        log_every_n_steps=1,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-    )
+    trainer = lightning.Trainer(max_epochs=2, logger=logger, **TRAINER_OPTIONS)
     trainer.fit(TinyRegressor(), batches(), batches())
 
 
@@ -194,15 +196,7 @@ def test_the_same_logger_on_pytorch_lightning(tmp_path):
 
     logger = PLTensorBoardLogger(str(tmp_path))
     assert isinstance(logger, pytorch_lightning.loggers.Logger)
-    trainer = pytorch_lightning.Trainer(
-        max_epochs=1,
-        logger=logger,
-        accelerator="cpu",
-        log_every_n_steps=1,
-        enable_checkpointing=False,
-        enable_progress_bar=False,
-        enable_model_summary=False,
-    )
+    trainer = pytorch_lightning.Trainer(max_epochs=1, logger=logger, **TRAINER_OPTIONS)
     trainer.fit(PLRegressor(), batches())
     run = os.path.join("lightning_logs", "version_0")
     assert [step for step, _ in listing(str(tmp_path))["steps"][run]["loss"]] == [0, 1, 2, 3]

@@ -41,7 +41,7 @@ from google.protobuf import text_format
 
 from summarylib.ops.convert import as_array, as_real_array, snapshot
 from summarylib.ops.errors import op_error
-from summarylib.ops.image import to_uint8
+from summarylib.ops.image import tile, to_uint8
 from summarylib.ops.png import encode_png
 from summarylib.proto import projector_config_pb2
 
@@ -264,15 +264,8 @@ def tensors_tsv(matrix: np.ndarray) -> bytes:
 def sprite(images: np.ndarray) -> np.ndarray:
     """`[n, h, w, c]` images on a `ceil(sqrt(n))` x `ceil(sqrt(n))` grid, row-major, zero
     (black, transparent) where there is no image."""
-    count, height, width, channels = images.shape
-    columns = math.isqrt(count - 1) + 1  # ceil(sqrt(count)) for count >= 1
-    grid = np.zeros((columns * columns, height, width, channels), np.uint8)
-    grid[:count] = images
-    return (
-        grid.reshape(columns, columns, height, width, channels)
-        .swapaxes(1, 2)
-        .reshape(columns * height, columns * width, channels)
-    )
+    columns = math.isqrt(images.shape[0] - 1) + 1  # ceil(sqrt(count)) for count >= 1
+    return tile(images.astype(np.uint8, copy=False), columns, columns)
 
 
 def merge_config(existing: str | None, info: projector_config_pb2.EmbeddingInfo) -> str:

@@ -126,3 +126,17 @@ def _int_to_uint8(images: np.ndarray) -> np.ndarray:
     if shift < 0:
         return np.clip(images, 0, None).astype(np.uint8) << np.uint8(-shift)
     return np.clip(images >> shift, 0, 255).astype(np.uint8)
+
+
+def tile(images: np.ndarray, rows: int, columns: int) -> np.ndarray:
+    """`[n, h, w, c]` images laid out row-major on a `rows` x `columns` grid, as one
+    `[rows*h, columns*w, c]` image, zero where there is no image (n <= rows * columns).
+    The layout of torch's image grids and of the projector's sprites."""
+    count, height, width, channels = images.shape
+    padded = np.zeros((rows * columns, height, width, channels), images.dtype)
+    padded[:count] = images
+    return (
+        padded.reshape(rows, columns, height, width, channels)
+        .swapaxes(1, 2)
+        .reshape(rows * height, columns * width, channels)
+    )

@@ -19,6 +19,7 @@ import numpy as np
 
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
+from summarylib.ops.image import tile
 
 GRID_COLUMNS = 8
 _LAYOUTS = {4: "NCHW", 3: "HWC", 2: "HW"}
@@ -58,16 +59,9 @@ def torch_uint8(pixels: np.ndarray) -> np.ndarray:
 
 def grid(batch: np.ndarray, columns: int = GRID_COLUMNS) -> np.ndarray:
     """`[n, h, w, c]` images as one `[rows*h, columns*w, c]` image, row by row."""
-    count, height, width, channels = batch.shape
+    count = batch.shape[0]
     columns = max(1, min(count, columns))
-    rows = -(-count // columns)
-    padded = np.zeros((rows * columns, height, width, channels), batch.dtype)
-    padded[:count] = batch
-    return (
-        padded.reshape(rows, columns, height, width, channels)
-        .swapaxes(1, 2)
-        .reshape(rows * height, columns * width, channels)
-    )
+    return tile(batch, -(-count // columns), columns)
 
 
 def to_hwc(op: str, tag: str, argument: str, data: Any, dataformats: Any) -> np.ndarray:
