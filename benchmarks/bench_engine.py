@@ -119,5 +119,6 @@ def main() -> None:
     print(f"| 1000x1000 gray image per step, steps/s | {steps_per_second:.0f} | ≥ 20 |")
     print(f"| 1M scalars, peak RSS growth MiB | {growth:.0f} | ≤ queue bound {bound:.0f} + small |")
 
+
 if __name__ == "__main__":
     main()
