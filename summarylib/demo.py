@@ -13,6 +13,7 @@ import numpy as np
 
 import summarylib as sl
 from summarylib import hparams as hp
+from summarylib.ops.tensor_grid import grid_image
 from summarylib.reader import iter_events
 
 HP_LR = hp.HParam("learning_rate", hp.RealInterval(1e-4, 1e-2), display_name="learning rate")
@@ -98,6 +99,19 @@ def _log_step(
         predictions = np.clip(labels * skill + rng.uniform(0, 1, size=labels.size) * (1 - skill), 0, 1)
         sl.pr_curve("eval/pr", labels, predictions)
         sl.text("eval/table", [["step", str(step)], ["loss", f"{loss:.3f}"]])
+        _log_parameter_image(step, rng)
+
+
+def _log_parameter_image(step: int, rng: np.random.Generator) -> None:
+    """The made-up model's weights as `watch(images=True)` shows a real model's: every
+    tensor a band of one gray image, normalized on its own, named in the description."""
+    weights = {
+        "layer1/kernel": rng.normal(0, 1 + step / 50, (100, 50)),
+        "layer1/bias": rng.normal(0, 0.1, 100),
+        "layer2/kernel": rng.normal(0, 0.3, (10, 100)),
+    }
+    image, description = grid_image(weights)
+    sl.image("watch/parameters", image, description=description)
 
 
 def write_demo_run(logdir: str, steps: int = 100) -> str:

@@ -42,7 +42,7 @@ def test_demo_writes_every_dashboard(tmp_path):
         "histograms": ["layer1/weights"],
         "pr_curves": ["eval/pr"],
         "text": ["about", "eval/table"],
-        "images": ["samples"],
+        "images": ["samples", "watch/parameters"],
         "audio": ["tone"],
     }
     assert listed["scalars"]["."]["train/loss"].max_step == 19

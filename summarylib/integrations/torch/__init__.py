@@ -3,5 +3,6 @@ for TensorBoard's graphs dashboard. Importing this package imports torch; nothin
 summarylib does."""
 
 from summarylib.integrations.torch.tracer import trace_graph
+from summarylib.integrations.torch.watch import watch
 
-__all__ = ["trace_graph"]
+__all__ = ["trace_graph", "watch"]

@@ -1,0 +1,164 @@
+"""The cost of watching a 1,000,000-parameter MLP train on the CPU, side by side in one run.
+
+    python benchmarks/bench_watch.py [--steps N] [--repeats R] [--threads T]
+
+An MLP 784-1000-210-20 (999,430 parameters), batch 64, SGD, trained for N steps:
+
+- without watch (the anchor);
+- `watch(model, log="all", log_freq=1, images=True)`: histograms of every parameter,
+  gradient and activation and four gray images a step (three kinds, two of 1000x1000
+  and the parameters' variance view); the time per step includes the writer's close, so it is what
+  can be sustained, and logged steps per second are printed beside it;
+- the same at `log_freq=100`;
+- `check_numerics=True` alone, against `torch.autograd.set_detect_anomaly(True)`.
+
+Each row is the best of R repetitions; "added" is the row's time per step minus the
+anchor's, relative to the anchor. With `retain_seconds` available on the writer, the
+log_freq=1 row writes with `retain_seconds=60`, as a live view would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import math
+import tempfile
+import time
+from collections.abc import Callable
+
+import torch
+
+import summarylib as sl
+from summarylib.integrations.torch import watch
+from summarylib.integrations.watch_views import KindViews
+
+
+def make_model() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(
+        torch.nn.Linear(784, 1000),
+        torch.nn.ReLU(),
+        torch.nn.Linear(1000, 210),
+        torch.nn.ReLU(),
+        torch.nn.Linear(210, 20),
+    )
+
+
+def train_seconds(steps: int, setup: Callable[[torch.nn.Module, str], Callable[[], None]] | None) -> float:
+    """Seconds per step of `steps` SGD steps, the watch's teardown (writer close) included."""
+    model = make_model()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    x, y = torch.randn(64, 784), torch.randint(0, 20, (64,))
+    with tempfile.TemporaryDirectory() as logdir:
+        start = time.perf_counter()
+        teardown = setup(model, logdir) if setup else None
+        for _ in range(steps):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        if teardown:
+            teardown()
+        return (time.perf_counter() - start) / steps
+
+
+def watching(**options: object) -> Callable[[torch.nn.Module, str], Callable[[], None]]:
+    def setup(model: torch.nn.Module, logdir: str) -> Callable[[], None]:
+        extra = {}
+        if (
+            options.get("log_freq") == 1
+            and "retain_seconds" in inspect.signature(sl.create_file_writer).parameters
+        ):
+            extra["retain_seconds"] = 60
+        writer = sl.create_file_writer(logdir, **extra)
+        handle = watch(model, writer=writer, **options)
+
+        def teardown() -> None:
+            handle.remove()
+            writer.close()
+
+        return teardown
+
+    return setup
+
+
+def anomaly_mode(model: torch.nn.Module, logdir: str) -> Callable[[], None]:
+    torch.autograd.set_detect_anomaly(True)
+    return lambda: torch.autograd.set_detect_anomaly(False)
+
+
+def writer_thread_ms(repeats: int) -> dict[str, float]:
+    """Milliseconds the writer's thread spends on one logged step of each kind (histograms,
+    grid image, variance image) for this model, measured alone: what bounds the logged
+    steps per second a watch can sustain, whatever the training costs."""
+    model = make_model()
+    x = torch.randn(64, 784)
+    model(x).sum().backward()
+    activations = [model[0](x), model[1](model[0](x))]
+    activations += [model[2](activations[-1]), model[3](model[2](activations[-1]))]
+    activations.append(model[4](activations[-1]))
+    tensors = {
+        "parameters": dict(model.named_parameters()),
+        "gradients": {n: p.grad for n, p in model.named_parameters()},
+        "activations": {str(i): a for i, a in enumerate(activations)},
+    }
+    result = {}
+    for kind, named in tensors.items():
+        views = KindViews(kind, images=True, variance_steps=10, buckets=None)
+        grid = views.layout_of(list(named), [tuple(t.shape) for t in named.values()])
+        values = torch.cat([t.detach().reshape(-1) for t in named.values()]).numpy()
+        views.summary(grid, None, values)
+        best = math.inf
+        for _ in range(repeats * 10):
+            start = time.perf_counter()
+            views.summary(grid, None, values)
+            best = min(best, time.perf_counter() - start)
+        result[kind] = best * 1e3
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's choice)")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    contenders: dict[str, Callable | None] = {
+        "no watch": None,
+        'watch(log="all", log_freq=1, images=True)': watching(log="all", log_freq=1, images=True),
+        'watch(log="all", log_freq=100, images=True)': watching(log="all", log_freq=100, images=True),
+        "watch(log=None, check_numerics=True)": watching(log=None, check_numerics=True),
+        "torch.autograd.set_detect_anomaly(True)": anomaly_mode,
+    }
+    train_seconds(20, None)  # warm up
+    rows = {
+        name: min(train_seconds(args.steps, setup) for _ in range(args.repeats))
+        for name, setup in contenders.items()
+    }
+    base = rows["no watch"]
+    parameters = sum(p.numel() for p in make_model().parameters())
+    print(
+        f"\nwatch on a {parameters:,}-parameter MLP, CPU, {torch.get_num_threads()} torch threads, batch 64"
+    )
+    print(f"({args.steps} steps, best of {args.repeats}, writer close included)\n")
+    print("| training with | ms/step | added ms/step | added | steps/s |")
+    print("|---|---:|---:|---:|---:|")
+    for name, seconds in rows.items():
+        added = seconds - base
+        print(
+            f"| {name} | {seconds * 1e3:.2f} | {added * 1e3:.2f} | {added / base:+.0%} | {1 / seconds:.0f} |"
+        )
+    costs = writer_thread_ms(args.repeats)
+    print("\nwriter's thread per logged step (histograms + image + variance image), measured alone:")
+    print(", ".join(f"{kind} {ms:.1f} ms" for kind, ms in costs.items()), end="")
+    print(f"; at most {1e3 / sum(costs.values()):.0f} logged steps/s on one core")
+    numerics = rows["watch(log=None, check_numerics=True)"] - base
+    anomaly = rows["torch.autograd.set_detect_anomaly(True)"] - base
+    if numerics > 0:
+        print(f"\ncheck_numerics adds {anomaly / numerics:.1f}x less time per step than detect_anomaly")
+
+
+if __name__ == "__main__":
+    main()

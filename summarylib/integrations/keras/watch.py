@@ -1,0 +1,174 @@
+"""`Watch`: a Keras 3 callback writing the views of `summarylib.integrations.torch.watch`
+(histograms and grid images of weights and gradients, the first NaN/Inf) for a model on
+any Keras backend."""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import keras
+import numpy as np
+
+from summarylib.integrations.watch_views import KindViews
+from summarylib.ops import scalar as scalar_encoding
+from summarylib.ops import text as text_encoding
+from summarylib.summary_ops import queue_summary, recording_writer
+from summarylib.writer.summary_writer import SummaryWriter
+
+_NAME = "summarylib.integrations.keras.Watch"
+_KINDS = ("parameters", "gradients")
+
+
+def _argument_error(kind: type[Exception], argument: str, problem: str) -> Exception:
+    return kind(f"{_NAME}: argument {argument!r}: {problem}")
+
+
+def _kinds(log: str | Sequence[str] | None) -> tuple[str, ...]:
+    if log is None:
+        return ()
+    names = _KINDS if log == "all" else (log,) if isinstance(log, str) else tuple(log)
+    if "activations" in names:
+        raise _argument_error(
+            ValueError,
+            "log",
+            "activations are not available for Keras models: a callback sees no layer outputs "
+            "without rebuilding the model (summarylib.integrations.torch.watch has them for PyTorch)",
+        )
+    if any(name not in _KINDS for name in names):
+        raise _argument_error(
+            ValueError, "log", f"expected 'all', one of {list(_KINDS)}, a list or None, got {log!r}"
+        )
+    return tuple(kind for kind in _KINDS if kind in names)
+
+
+def _flat(arrays: list[Any]) -> np.ndarray:
+    """The arrays (backend tensors) flattened into one new float32 numpy buffer."""
+    return np.concatenate([np.asarray(keras.ops.convert_to_numpy(a), np.float32).reshape(-1) for a in arrays])
+
+
+class Watch(keras.callbacks.Callback):
+    """Watch a Keras model while it trains, as `summarylib.integrations.torch.watch` does
+    for PyTorch: every `log_freq` training batches (counted across `fit` calls from 0, the
+    step written), histograms `parameters/<weight path>` of `model.weights` and
+    `gradients/<weight path>` of the trainable weights, and with `images=True` the grid
+    images `images/parameters`, `images/gradients` and `images/parameters_variance` (see
+    summarylib.ops.tensor_grid). Summaries go to `writer`, else to summarylib's default
+    writer at the time (as summarylib's Keras TensorBoard callback sets it during `fit`).
+
+    Gradients: only on the PyTorch backend, where each variable's tensor keeps the
+    batch's gradient (`variable.value.grad`) until the next batch. JAX and TensorFlow
+    compute gradients inside a compiled train step and hand them to no callback, so there
+    `log` including "gradients" warns once and writes parameters only. Activations are not
+    available to a callback at all (ValueError).
+
+    `check_numerics=True`: after every batch, the weights (and gradients on PyTorch) are
+    checked for NaN and ±Inf with one reduction each on the device, read back once per
+    batch; the first non-finite one (in `model.weights` order, gradients after weights)
+    writes `numerics/first_nonfinite` (text) and `numerics/nonfinite_tensors` (scalar)
+    and raises `FloatingPointError`, unless `raise_on_nonfinite=False`. This finds the
+    first weight a NaN reached, not the layer that produced it (per-layer outputs are
+    out of a callback's reach); `keras.callbacks.TerminateOnNaN` watches only the loss.
+    """
+
+    def __init__(
+        self,
+        log: str | Sequence[str] | None = "gradients",
+        log_freq: int = 100,
+        images: bool = False,
+        check_numerics: bool = False,
+        writer: SummaryWriter | None = None,
+        *,
+        raise_on_nonfinite: bool = True,
+        variance_steps: int = 10,
+        buckets: int | None = None,
+    ) -> None:
+        super().__init__()
+        kinds = _kinds(log)
+        if isinstance(log_freq, bool) or not isinstance(log_freq, int) or log_freq < 1:
+            raise _argument_error(ValueError, "log_freq", f"expected a positive int, got {log_freq!r}")
+        if writer is not None and not callable(getattr(writer, "submit", None)):
+            raise _argument_error(
+                TypeError, "writer", f"expected a summarylib writer, got {type(writer).__name__}"
+            )
+        if "gradients" in kinds and keras.backend.backend() != "torch":
+            warnings.warn(
+                f"{_NAME}: gradients are only available on the PyTorch backend, not on "
+                f"{keras.backend.backend()}; writing parameters only",
+                stacklevel=2,
+            )
+            kinds = tuple(kind for kind in kinds if kind != "gradients")
+        self._views = {kind: KindViews(kind, bool(images), variance_steps, buckets) for kind in kinds}
+        self._log_freq = log_freq
+        self._check = bool(check_numerics)
+        self._raise = raise_on_nonfinite
+        self._writer = writer
+        self.step = 0  # training batches seen
+
+    def _target(self) -> SummaryWriter | None:
+        return self._writer if self._writer is not None else recording_writer()
+
+    def _gradients(self) -> list[tuple[str, Any]]:
+        if keras.backend.backend() != "torch":
+            return []
+        return [(v.path, v.value.grad) for v in self.model.trainable_weights if v.value.grad is not None]
+
+    def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        step, self.step = self.step, self.step + 1
+        if self._check:
+            self._check_numerics(step)
+        if step % self._log_freq:
+            return
+        writer = self._target()
+        if writer is None:
+            return
+        named = {
+            "parameters": [(v.path, v.value) for v in self.model.weights],
+            "gradients": self._gradients() if "gradients" in self._views else [],
+        }
+        for kind, views in self._views.items():
+            tensors = [(name, t) for name, t in named[kind] if int(np.prod(t.shape))]
+            if tensors:
+                grid = views.layout_of([n for n, _ in tensors], [tuple(t.shape) for _, t in tensors])
+                views.queue(writer, step, grid, _flat([t for _, t in tensors]))
+
+    def _check_numerics(self, step: int) -> None:
+        checked = [("weights", v.path, v.value) for v in self.model.weights if "float" in str(v.dtype)]
+        checked += [("gradient", path, grad) for path, grad in self._gradients()]
+        if not checked:
+            return
+        sums = keras.ops.stack([keras.ops.cast(keras.ops.sum(t), "float32") for _, _, t in checked])
+        flags = np.isfinite(keras.ops.convert_to_numpy(sums))  # the one read per batch
+        found = []
+        for index in np.flatnonzero(~flags):  # float32 sums of finite values may overflow: count
+            kind, path, tensor = checked[index]
+            values = np.asarray(keras.ops.convert_to_numpy(tensor))
+            counts = (
+                int(np.isnan(values).sum()),
+                int(np.isposinf(values).sum()),
+                int(np.isneginf(values).sum()),
+            )
+            if any(counts):
+                found.append((kind, path, values.shape, counts))
+        if found:
+            self._report(step, *found[0], len(found))
+
+    def _report(
+        self, step: int, kind: str, path: str, shape: tuple, counts: tuple[int, int, int], bad: int
+    ) -> None:
+        message = (
+            f"step {step}: first non-finite values in the {kind} of {path!r}, shape {list(shape)}: "
+            f"{counts[0]} NaN, {counts[1]} +Inf, {counts[2]} -Inf ({bad} checked tensor(s) held NaN or Inf)"
+        )
+        writer = self._target()
+        if writer is not None:
+            tag = "numerics/first_nonfinite"
+            queue_summary(
+                writer, "watch", tag, step, text_encoding.summary, (tag, (), [message.encode()], None)
+            )
+            event = ("numerics/nonfinite_tensors", float(bad), None)
+            writer.submit(scalar_encoding.scalar_event, event, time.time(), step)
+        if self._raise:
+            raise FloatingPointError(f"summarylib watch: {message}")

@@ -1,0 +1,218 @@
+"""Many tensors as one gray image: the "watch a model" view of parameters, gradients or
+activations (seed 001: a 1,000,000-parameter model as a 1000x1000 image).
+
+Layout: every tensor is flattened (C order) and written row by row into a band of whole
+rows of a grid `width = ceil(sqrt(total values))` pixels wide, bands in the given order,
+one black separator row between bands; a band's last row is padded with black. So
+1,000,000 values make an image about 1000 pixels square (a few rows more: separators and
+padding).
+
+Normalization, per band, so that a layer of small values is as readable as one of large
+ones: the band's 0.5th and 99.5th percentiles (of its finite values; estimated from at
+most 16,384 evenly strided values for larger tensors) map to pixel values 1 and 255,
+linearly, values beyond them clipped, rounded to the nearest level. Percentiles rather
+than min/max because gradients and activations have outliers that would otherwise make
+a whole band one gray. A constant band is 128. Pixel 0 means no value: separators,
+padding, NaN and ±Inf. `normalized(values)` gives a band's values as floats in [0, 1]
+(pixel = 1 + round(254 * normalized)), which is what a reader decodes.
+
+The description written with the image lists each band's tensor, shape and pixel rows,
+so a person (or a program) can tell which band is which. Pure numpy: no framework.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from summarylib.ops.batch import string_tensor_summary
+from summarylib.ops.image import create_metadata, image_strings
+
+LOW_PERCENTILE, HIGH_PERCENTILE = 0.5, 99.5
+# Percentiles of larger tensors are estimated from this many evenly strided values.
+SAMPLE_SIZE = 16_384
+_LEVELS = 254  # pixel values 1..255 hold values; 0 is "no value"
+
+
+@dataclass(frozen=True)
+class GridLayout:
+    """Where each tensor's band lies: values `offsets[i]:offsets[i] + sizes[i]` of the
+    flat input go to pixel rows `rows[i]:rows[i] + band_rows[i]` of a `height x width` image."""
+
+    names: tuple[str, ...]
+    shapes: tuple[tuple[int, ...], ...]
+    sizes: tuple[int, ...]
+    offsets: tuple[int, ...]
+    rows: tuple[int, ...]
+    band_rows: tuple[int, ...]
+    width: int
+    height: int
+
+    @property
+    def total(self) -> int:
+        """The number of values laid out."""
+        return sum(self.sizes)
+
+    def description(self) -> str:
+        """Markdown for the image summary: the normalization, then a table of bands."""
+        lines = [
+            "One band per tensor, flattened row by row; each band scaled on its own: its "
+            f"{LOW_PERCENTILE}th..{HIGH_PERCENTILE}th percentile to gray levels 1..255 (clipped); "
+            "black (0) is a separator row, padding or NaN/Inf.",
+            "",
+            "| pixel rows | tensor | shape |",
+            "|---|---|---|",
+        ]
+        for name, shape, row, count in zip(self.names, self.shapes, self.rows, self.band_rows, strict=True):
+            lines.append(f"| {row}-{row + count - 1} | {name} | {list(shape)} |")
+        return "\n".join(lines)
+
+
+def layout(names: Sequence[str], shapes: Sequence[Sequence[int]]) -> GridLayout:
+    """The near-square layout of tensors of these names and shapes, in this order."""
+    shapes = tuple(tuple(int(d) for d in shape) for shape in shapes)
+    sizes = tuple(math.prod(shape) for shape in shapes)
+    width = max(1, math.isqrt(max(sum(sizes) - 1, 0)) + 1)
+    offsets, rows, band_rows = [], [], []
+    offset = row = 0
+    for size in sizes:
+        offsets.append(offset)
+        rows.append(row)
+        count = -(-size // width)
+        band_rows.append(count)
+        offset += size
+        row += count + 1  # one separator row after each band
+    height = max(1, row - 1)
+    return GridLayout(
+        tuple(names), shapes, sizes, tuple(offsets), tuple(rows), tuple(band_rows), width, height
+    )
+
+
+def band_range(values: np.ndarray) -> tuple[float, float]:
+    """The values mapped to gray levels 1 and 255: the 0.5th and 99.5th percentiles of the
+    finite values (of an evenly strided sample of at most SAMPLE_SIZE); (0, 0) if none."""
+    sample = values[:: max(1, values.size // SAMPLE_SIZE)] if values.size > SAMPLE_SIZE else values
+    if not np.isfinite(sample.sum(dtype=np.float64)):
+        sample = sample[np.isfinite(sample)]
+    if sample.size == 0:
+        return 0.0, 0.0
+    low, high = np.percentile(sample, (LOW_PERCENTILE, HIGH_PERCENTILE))
+    return float(low), float(high)
+
+
+def normalized(values: np.ndarray) -> np.ndarray:
+    """A band's values as float64 in [0, 1] by its own percentile range (0.5 if constant);
+    NaN where a value is NaN or ±Inf."""
+    low, high = band_range(values)
+    values = values.astype(np.float64)
+    constant = high <= low
+    result = np.full(values.shape, 0.5) if constant else np.clip((values - low) / (high - low), 0.0, 1.0)
+    result[~np.isfinite(values)] = np.nan
+    return result
+
+
+def _pixels(values: np.ndarray) -> np.ndarray:
+    """uint8 gray levels of one band (1..255; 0 for NaN and ±Inf)."""
+    low, high = band_range(values)
+    if high > low:
+        scaled = (values - np.float32(low)) * np.float32(_LEVELS / (high - low))
+    else:
+        scaled = np.full(values.shape, _LEVELS / 2, np.float32)
+    with np.errstate(invalid="ignore"):
+        np.clip(scaled, 0, _LEVELS, out=scaled)
+        np.add(scaled, 1.5, out=scaled)
+        pixels = scaled.astype(np.uint8)  # truncating x + 1.5 rounds x + 1 to the nearest level
+    if not np.isfinite(np.add.reduce(values)):  # a finite sum can overflow: only a check
+        pixels[~np.isfinite(values)] = 0
+    return pixels
+
+
+def grid_pixels(values: np.ndarray, grid: GridLayout) -> np.ndarray:
+    """The `[height, width]` uint8 image of `values`, the tensors of `grid` flattened and
+    concatenated in its order (float32 or float64)."""
+    values = values.reshape(-1)
+    if values.size != grid.total:
+        raise ValueError(f"tensor grid: expected {grid.total} values for the layout, got {values.size}")
+    if values.dtype.kind != "f":
+        values = values.astype(np.float32)
+    canvas = np.zeros(grid.height * grid.width, np.uint8)
+    for offset, size, row in zip(grid.offsets, grid.sizes, grid.rows, strict=True):
+        if size:
+            start = row * grid.width
+            canvas[start : start + size] = _pixels(values[offset : offset + size])
+    return canvas.reshape(grid.height, grid.width)
+
+
+def grid_image(arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, str]:
+    """Named numpy arrays (a model's weights, say) as one `[h, w, 1]` uint8 grid image and
+    its description, ready for `summarylib.image(tag, image, description=description)`."""
+    grid = layout(list(arrays), [np.shape(a) for a in arrays.values()])
+    if not arrays:
+        return np.zeros((1, 1, 1), np.uint8), grid.description()
+    flat = np.concatenate([np.asarray(a, dtype=np.float64).reshape(-1) for a in arrays.values()])
+    return grid_pixels(flat, grid)[:, :, np.newaxis], grid.description()
+
+
+def grid_summary(tag: str, values: np.ndarray, grid: GridLayout) -> bytes:
+    """The serialized image Summary (PNG, one channel) of `values` laid out by `grid`,
+    with the layout's description; made on the writer's thread."""
+    pixels = grid_pixels(values, grid)[np.newaxis, :, :, np.newaxis]
+    strings = image_strings(pixels, grid.width, grid.height)
+    metadata = create_metadata(grid.description()).SerializeToString()
+    return string_tensor_summary(tag, (len(strings),), strings, metadata)
+
+
+class RunningVariance:
+    """The per-element variance of the last `window` arrays given to `update` (all of one
+    size; a new size starts over).
+
+    Kept as float32 sums of the values' differences from a reference (the newest array
+    when the window last wrapped), updated in place as arrays come and go and recomputed
+    exactly from the kept arrays each time the window wraps: differences from a recent
+    reference are small, so float32 sums of them lose nothing that matters (a float32
+    sum of the values themselves would: a weight of 0.05 moving by 1e-5 a step has a
+    variance below float32's resolution of its square), and rounding cannot drift over
+    a long run.
+    """
+
+    def __init__(self, window: int) -> None:
+        self._window = window
+        self._kept: list[np.ndarray] = []
+        self._next = 0
+        self._reference = self._sum = self._squares = self._scratch = np.zeros(0, np.float32)
+
+    def update(self, values: np.ndarray) -> np.ndarray:
+        """Add `values` (dropping the oldest beyond the window); the float32 variance now."""
+        values = np.asarray(values, dtype=np.float32).reshape(-1)
+        if self._sum.size != values.size:
+            self._kept, self._next = [], 0
+            self._reference = values.copy()
+            self._sum, self._squares, self._scratch = (np.zeros(values.size, np.float32) for _ in range(3))
+        if len(self._kept) < self._window:
+            self._kept.append(values.copy())
+        else:
+            self._add(self._kept[self._next], np.subtract)
+            np.copyto(self._kept[self._next], values)
+        self._add(values, np.add)
+        self._next = (self._next + 1) % self._window
+        if self._next == 0:
+            np.copyto(self._reference, values)
+            self._sum[:] = self._squares[:] = 0
+            for kept in self._kept:
+                self._add(kept, np.add)
+        # sum(d^2) / n - (sum(d) / n)^2 of the differences d, clipped at 0 (rounding)
+        count = len(self._kept)
+        variance = np.multiply(self._sum, 1.0 / count, dtype=np.float32)
+        np.square(variance, out=variance)
+        np.subtract(np.multiply(self._squares, 1.0 / count, out=self._scratch), variance, out=variance)
+        np.maximum(variance, 0, out=variance)
+        return variance
+
+    def _add(self, values: np.ndarray, operation: np.ufunc) -> None:
+        np.subtract(values, self._reference, out=self._scratch)
+        operation(self._sum, self._scratch, out=self._sum)
+        np.square(self._scratch, out=self._scratch)
+        operation(self._squares, self._scratch, out=self._squares)
