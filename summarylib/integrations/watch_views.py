@@ -12,8 +12,10 @@ Shared by the PyTorch and Keras watches; knows no framework.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,8 @@ from summarylib.summary_ops import queue_summary
 from summarylib.writer.summary_writer import SummaryWriter
 
 KINDS = ("parameters", "gradients", "activations")
+# Threads that make the parts of one step's views at once (histograms, images).
+POOL_THREADS = 3
 
 
 class KindViews:
@@ -60,17 +64,47 @@ class KindViews:
         queue_summary(writer, "watch", f"{self.kind}/*", step, self.summary, (grid, ready, values))
 
     def summary(self, grid: GridLayout, ready: Callable[[], Any] | None, values: np.ndarray) -> bytes:
-        """One serialized Summary holding every value of this kind at one step."""
+        """One serialized Summary holding every value of this kind at one step. Its three
+        parts (histograms, the grid image, the variance image) are made at once on a small
+        pool: their numpy and deflate work releases the GIL, so a second core shares it."""
         if ready is not None:
             ready()
-        parts = []
-        for name, offset, size in zip(grid.names, grid.offsets, grid.sizes, strict=True):
-            tag = f"{self.kind}/{name}"
-            parts.append(histogram.summary(tag, values[offset : offset + size], self._buckets, None))
+        parts = [_pool().submit(self._histograms, grid, values)]
         if self._images:
-            parts.append(grid_summary(f"images/{self.kind}", values, grid))
+            parts.append(_pool().submit(grid_summary, f"images/{self.kind}", values, grid))
         if self._variance is not None:
-            with self._lock:
-                variance = self._variance.update(values)
-            parts.append(grid_summary("images/parameters_variance", variance, grid))
-        return b"".join(parts)  # concatenated Summary messages are one Summary of all values
+            parts.append(_pool().submit(self._variance_summary, grid, values))
+        return b"".join(part.result() for part in parts)  # concatenated Summaries are one Summary
+
+    def _histograms(self, grid: GridLayout, values: np.ndarray) -> bytes:
+        return b"".join(
+            histogram.summary(f"{self.kind}/{name}", values[offset : offset + size], self._buckets, None)
+            for name, offset, size in zip(grid.names, grid.offsets, grid.sizes, strict=True)
+        )
+
+    def _variance_summary(self, grid: GridLayout, values: np.ndarray) -> bytes:
+        with self._lock:
+            variance = self._variance.update(values)
+        return grid_summary("images/parameters_variance", variance, grid)
+
+
+_executor: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The watch views' shared pool, started on first use."""
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=POOL_THREADS, thread_name_prefix="summarylib-watch")
+        return _executor
+
+
+def _forget_pool_after_fork() -> None:
+    """A forked child has none of the parent's threads: it starts its own pool."""
+    global _executor, _executor_lock
+    _executor, _executor_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool_after_fork)
