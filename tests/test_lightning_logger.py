@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
-import lightning
 import numpy as np
 import pytest
 import torch
@@ -13,67 +14,16 @@ from lightning.pytorch.loggers import TensorBoardLogger as LightningTensorBoardL
 from lightning.pytorch.utilities import rank_zero_only
 from tensorboard import context
 
+from examples.lightning_fit import TRAINER_OPTIONS, batches, fit
 from summarylib.integrations.lightning import TensorBoardLogger
 from tests.tensorboard_data import provider_for
 from tests.tensorboard_server import post_json, running_tensorboard, wait_for
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 # What differs from Lightning's own logger on purpose (see summarylib.integrations.lightning_logger):
 # no experiment record, which would limit the HParams dashboard's metrics to `hp_metric`.
 INTENDED_EXTRA_IN_THEIRS = {"_hparams_/experiment"}
-
-
-class TinyRegressor(lightning.LightningModule):
-    """A model small enough to train in a second, logging what LightningModules log."""
-
-    def __init__(self, learning_rate: float = 0.05, hidden: int = 8) -> None:
-        super().__init__()
-        self.save_hyperparameters()
-        self.net = torch.nn.Sequential(
-            torch.nn.Linear(4, hidden), torch.nn.ReLU(), torch.nn.Linear(hidden, 1)
-        )
-        self.example_input_array = torch.zeros(2, 4)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.net(x)
-
-    def training_step(self, batch, batch_index):
-        x, y = batch
-        loss = torch.nn.functional.mse_loss(self(x), y)
-        self.log("train_loss", loss)
-        if batch_index == 0:
-            pixels = torch.linspace(0, 1, 3 * 8 * 8).reshape(3, 8, 8)
-            self.logger.experiment.add_image("inputs", pixels, self.global_step)
-        return loss
-
-    def validation_step(self, batch, batch_index):
-        x, y = batch
-        self.log("val_loss", torch.nn.functional.mse_loss(self(x), y))
-
-    def configure_optimizers(self):
-        return torch.optim.SGD(self.parameters(), lr=self.hparams.learning_rate)
-
-
-def batches() -> torch.utils.data.DataLoader:
-    generator = torch.Generator().manual_seed(0)
-    x = torch.randn(32, 4, generator=generator)
-    y = x.sum(dim=1, keepdim=True)
-    return torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=8)
-
-
-# A quiet Trainer on the CPU that logs every step.
-TRAINER_OPTIONS = {
-    "accelerator": "cpu",
-    "log_every_n_steps": 1,
-    "enable_checkpointing": False,
-    "enable_progress_bar": False,
-    "enable_model_summary": False,
-}
-
-
-def fit(logger) -> None:
-    torch.manual_seed(0)
-    trainer = lightning.Trainer(max_epochs=2, logger=logger, **TRAINER_OPTIONS)
-    trainer.fit(TinyRegressor(), batches(), batches())
 
 
 def listing(logdir: str) -> dict:
@@ -200,3 +150,18 @@ def test_the_same_logger_on_pytorch_lightning(tmp_path):
     trainer.fit(PLRegressor(), batches())
     run = os.path.join("lightning_logs", "version_0")
     assert [step for step, _ in listing(str(tmp_path))["steps"][run]["loss"]] == [0, 1, 2, 3]
+
+
+def test_the_example_script_trains_and_logs(tmp_path):
+    logdir = str(tmp_path / "logs")
+    result = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "examples", "lightning_fit.py"), "--logdir", logdir],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    run = os.path.join("lightning_logs", "version_0")
+    assert f"wrote {os.path.join(logdir, run)}" in result.stdout
+    assert set(listing(logdir)["steps"][run]) == {"train_loss", "val_loss", "epoch", "hp_metric"}

@@ -172,3 +172,23 @@ def test_the_reader_follows_a_live_run_in_a_bucket(url):
             seen.append([value.step for value in reader.values()])
     writer.close()
     assert seen == [list(range(block * 10, block * 10 + 10)) for block in range(3)]
+
+
+def test_projector_files_and_lightning_versions_in_a_bucket(url, tmp_path, monkeypatch):
+    from summarylib.integrations.lightning import TensorBoardLogger
+
+    monkeypatch.chdir(tmp_path)
+    writer = sl.create_file_writer(url + "/run")
+    with writer.as_default(step=3):
+        sl.embedding("features", np.eye(4), metadata=["a", "b", "c", "d"])
+    writer.close()
+    names = {path.rsplit("/", 1)[-1] for path in objects(url + "/run")}
+    assert {"projector_config.pbtxt", "tensors.tsv", "metadata.tsv"} <= names
+    for expected_version in (0, 1):
+        logger = TensorBoardLogger(url, name="lightning")
+        assert logger.version == expected_version
+        logger.log_hyperparams({"lr": 0.1})
+        logger.log_metrics({"loss": 1.0}, step=0)
+        logger.finalize("success")
+    assert any(path.endswith("lightning/version_1/hparams.yaml") for path in objects(url + "/lightning"))
+    assert os.listdir(tmp_path) == []  # nothing local, no directory named "s3:"

@@ -3,15 +3,14 @@ in the writer's logdir, written so that a reader never sees a half-written one."
 
 from __future__ import annotations
 
-import os
 import threading
-import uuid
 from typing import Any
 
 from summarylib.ops import embedding as embedding_encoding
 from summarylib.ops.errors import check_name
 from summarylib.summary_ops import queue_task, recording_writer
 from summarylib.writer.context import resolve_step
+from summarylib.writer.filesystems import join, read_text, replace_atomically
 
 # Adding to a config is read-modify-write: one at a time in this process.
 _config_lock = threading.Lock()
@@ -49,43 +48,25 @@ def embedding(
     tag = check_name("embedding", name)
     prepared = embedding_encoding.prepare(tag, data, metadata, metadata_header, label_images)
     step = resolve_step("embedding", tag, step)
-    queue_task(writer, step, _write_files, (writer.logdir, *prepared))
+    queue_task(writer, step, write_files, (writer.logdir, *prepared))
     return True
 
 
-def _write_files(step: int, logdir: str, tag: str, matrix: Any, lines: Any, images: Any) -> None:
+def write_files(step: int, logdir: str, tag: str, matrix: Any, lines: Any, images: Any) -> None:
+    """Encode a prepared embedding at `step` and write its files under `logdir` (the task
+    the op queues for the writer's thread)."""
     write_embedding(logdir, embedding_encoding.encode_files(tag, step, matrix, lines, images))
 
 
 def write_embedding(logdir: str, encoded: embedding_encoding.Embedding) -> None:
-    """Write an encoded embedding's files under `logdir`, then add it to the config there."""
+    """Write an encoded embedding's files under `logdir` (a local path or a URL), then add
+    it to the config there."""
     for relative, content in encoded.files.items():
-        path = os.path.join(logdir, *relative.split("/"))
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        replace_atomically(path, content)
-    config_path = os.path.join(logdir, embedding_encoding.CONFIG_FILENAME)
+        replace_atomically(join(logdir, *relative.split("/")), content)
+    config_path = join(logdir, embedding_encoding.CONFIG_FILENAME)
     with _config_lock:
         try:
-            with open(config_path, encoding="utf-8") as file:
-                existing = file.read()
-        except FileNotFoundError:
-            existing = None
-        try:
-            text = embedding_encoding.merge_config(existing, encoded.info)
+            text = embedding_encoding.merge_config(read_text(config_path), encoded.info)
         except ValueError as error:
             raise ValueError(f"summarylib.embedding: cannot add to {config_path}: {error}") from None
         replace_atomically(config_path, text.encode("utf-8"))
-
-
-def replace_atomically(path: str, content: bytes) -> None:
-    """Make `content` the file at `path`: written under a temporary name in its directory,
-    then renamed over it, so readers see the old file or the whole new one."""
-    temporary = f"{path}.{uuid.uuid4().hex}.tmp"
-    try:
-        with open(temporary, "xb") as file:
-            file.write(content)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise

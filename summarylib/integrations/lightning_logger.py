@@ -26,6 +26,8 @@ from typing import Any
 
 from summarylib.compat.torch import SummaryWriter
 from summarylib.ops import hparams as hparams_encoding
+from summarylib.reading import storage
+from summarylib.writer.filesystems import join, subdirectories
 
 HPARAMS_FILE = "hparams.yaml"
 # Lightning's finalize statuses, as the HParams dashboard's session statuses.
@@ -34,17 +36,11 @@ _END_STATUSES = {"success": "success", "finished": "success", "failed": "failure
 
 def next_version(root_dir: str) -> int:
     """One more than the largest `version_N` directory in `root_dir` (0 if none), as
-    Lightning numbers its runs."""
-    try:
-        names = os.listdir(root_dir)
-    except OSError:
-        return 0
+    Lightning numbers its runs; `root_dir` may be a URL."""
     versions = [
         int(name[len("version_") :])
-        for name in names
-        if name.startswith("version_")
-        and name[len("version_") :].isdigit()
-        and os.path.isdir(os.path.join(root_dir, name))
+        for name in subdirectories(root_dir)
+        if name.startswith("version_") and name[len("version_") :].isdigit()
     ]
     return max(versions) + 1 if versions else 0
 
@@ -128,7 +124,7 @@ def _logger_class(lightning: Any) -> type:
         @property
         def root_dir(self) -> str:
             """`save_dir/name`: the directory of this experiment's versions."""
-            return os.path.join(self._save_dir, self.name)
+            return join(self._save_dir, self.name)
 
         @property
         def sub_dir(self) -> str | None:
@@ -139,9 +135,9 @@ def _logger_class(lightning: Any) -> type:
         def log_dir(self) -> str:
             """`root_dir/version_N[/sub_dir]`: the run TensorBoard shows."""
             version = self.version if isinstance(self.version, str) else f"version_{self.version}"
-            log_dir = os.path.join(self.root_dir, version)
+            log_dir = join(self.root_dir, version)
             if isinstance(self._sub_dir, str):
-                log_dir = os.path.join(log_dir, self._sub_dir)
+                log_dir = join(log_dir, self._sub_dir)
             return os.path.expanduser(os.path.expandvars(log_dir))
 
         @property
@@ -213,8 +209,8 @@ def _logger_class(lightning: Any) -> type:
         def save(self) -> None:
             """Flush, and write `hparams.yaml` in the run's directory once."""
             self.experiment.flush()
-            hparams_file = os.path.join(self.log_dir, HPARAMS_FILE)
-            if os.path.isdir(self.log_dir) and not os.path.isfile(hparams_file):
+            hparams_file = join(self.log_dir, HPARAMS_FILE)
+            if storage.kind(self.log_dir) == "directory" and storage.kind(hparams_file) is None:
                 lightning.save_hparams_to_yaml(hparams_file, self.hparams)
 
         @rank_zero_only

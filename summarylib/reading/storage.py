@@ -1,11 +1,13 @@
 """File access for reading: local paths through the OS, fsspec URLs (`s3://...`) through
 their filesystem, so the reader and `inspect` read runs in buckets as they read local
-ones. Remote files are fetched in large ranges (one request per chunk the reader asks
-for), and listings are refreshed on every look, so a live run is followed."""
+ones. Remote files are fetched in large ranges (a file smaller than one range, as
+segment objects usually are, in a single request), and listings are refreshed on every
+look, so a live run is followed."""
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import posixpath
 from collections.abc import Iterator
@@ -25,6 +27,10 @@ def open_binary(path: str) -> Iterator[tuple[Any, int]]:
             yield file, os.fstat(file.fileno()).st_size
         return
     fs, inner = remote(path, None, "summarylib.reader")
+    head = fs.cat_file(inner, start=0, end=REMOTE_BLOCK)
+    if len(head) < REMOTE_BLOCK:  # the whole file, in one request (segments usually are)
+        yield io.BytesIO(head), len(head)
+        return
     with fs.open(inner, "rb", block_size=REMOTE_BLOCK, cache_type="readahead") as file:
         yield file, file.size
 
@@ -36,9 +42,11 @@ def kind(path: str) -> str | None:
         return "file" if os.path.isfile(path) else "directory" if os.path.isdir(path) else None
     fs, inner = remote(path, None, "summarylib.reader")
     fs.invalidate_cache(inner)
-    if fs.isfile(inner):
-        return "file"
-    return "directory" if fs.isdir(inner) else None
+    try:
+        found = fs.info(inner)
+    except FileNotFoundError:
+        return None
+    return "directory" if found["type"] == "directory" else "file"
 
 
 def size(path: str) -> int:

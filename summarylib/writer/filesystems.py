@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import uuid
 from typing import Any
 
 _LOCAL_PREFIX = "file://"
@@ -49,11 +50,66 @@ def remote(
         raise ValueError(f"{where}: cannot open {url!r}: {error}") from None
 
 
-def join(base: str, name: str) -> str:
-    """`base/name` for local paths and URLs alike."""
-    return posixpath.join(base, name) if is_url(base) else os.path.join(base, name)
+def join(base: str, *names: str) -> str:
+    """`base/name/...` for local paths and URLs alike."""
+    return posixpath.join(base, *names) if is_url(base) else os.path.join(base, *names)
 
 
 def registry_key(logdir: str) -> str:
     """The name one logdir has however it is spelled: its real path, or the URL."""
     return logdir.rstrip("/") if is_url(logdir) else os.path.realpath(local_path(logdir))
+
+
+def read_text(path: str) -> str | None:
+    """The text of the file at `path` (local or URL), None when there is none."""
+    if not is_url(path):
+        try:
+            with open(local_path(path), encoding="utf-8") as file:
+                return file.read()
+        except FileNotFoundError:
+            return None
+    fs, inner = remote(path)
+    try:
+        return fs.cat_file(inner).decode("utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def replace_atomically(path: str, content: bytes) -> None:
+    """Make `content` the file at `path`, so that readers see the old file or the whole
+    new one: locally written under a temporary name in its directory, then renamed over
+    it; on an object store one put, which is atomic there."""
+    if is_url(path):
+        fs, inner = remote(path)
+        fs.makedirs(posixpath.dirname(inner), exist_ok=True)
+        fs.pipe_file(inner, content)
+        return
+    path = local_path(path)
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    temporary = f"{path}.{uuid.uuid4().hex}.tmp"
+    try:
+        with open(temporary, "xb") as file:
+            file.write(content)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
+
+
+def subdirectories(path: str) -> list[str]:
+    """Names of the directories in `path` (local or URL); empty when it does not exist."""
+    if not is_url(path):
+        try:
+            return [entry.name for entry in os.scandir(local_path(path)) if entry.is_dir()]
+        except OSError:
+            return []
+    fs, inner = remote(path)
+    fs.invalidate_cache(inner)
+    try:
+        entries = fs.ls(inner, detail=True)
+    except FileNotFoundError:
+        return []
+    return [
+        posixpath.basename(entry["name"].rstrip("/")) for entry in entries if entry["type"] == "directory"
+    ]

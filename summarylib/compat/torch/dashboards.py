@@ -22,7 +22,7 @@ import numpy as np
 
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.dataformats import torch_uint8
-from summarylib.dashboards.embedding import write_embedding
+from summarylib.dashboards.embedding import write_files
 from summarylib.ops import custom_scalars as custom_scalars_encoding
 from summarylib.ops import embedding as embedding_encoding
 from summarylib.ops import generic
@@ -31,6 +31,7 @@ from summarylib.ops import pr_curve as pr_curve_encoding
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
 from summarylib.ops.graph import graph_def_bytes, graph_event
+from summarylib.summary_ops import queue_task
 
 TORCH_NUM_THRESHOLDS = 127
 _PR_ROWS = ("true_positive_counts", "false_positive_counts", "true_negative_counts", "false_negative_counts")
@@ -96,9 +97,7 @@ class DashboardMethods(WriterCore):
             tag, mat, metadata, metadata_header, images
         )
         step = self._step("add_embedding", tag, global_step)
-        write_embedding(
-            self.log_dir, embedding_encoding.encode_files(tag, step, matrix, lines, sprite_images)
-        )
+        queue_task(self._writer, step, write_files, (self.log_dir, tag, matrix, lines, sprite_images))
 
     def add_pr_curve(
         self,
