@@ -109,3 +109,29 @@ def test_add_hparams_writes_the_same_session_into_the_writers_own_run(tmp_path):
         assert ours["_hparams_/session_end_info"].session_end_info.status == (
             theirs["_hparams_/session_end_info"].session_end_info.status
         )
+
+
+def test_a_second_add_hparams_on_one_writer_is_a_session_of_its_own(tmp_path):
+    """torch's example logs a loop of trials through one writer: a run holds one session
+    (TensorBoard keeps the first start record), so the second goes to a run of its own."""
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_hparams({"lr": 0.1}, {"hparam/loss": 1.0})
+        writer.add_hparams({"lr": 0.2}, {"hparam/loss": 2.0})
+    scalars = read_scalars(str(tmp_path))
+    assert sorted(values["hparam/loss"][0][1] for values in scalars.values()) == [1.0, 2.0]
+    assert len(scalars) == 2 and "." in scalars
+
+
+def test_add_image_with_boxes_and_add_video_snapshot_their_input(tmp_path):
+    image = np.full((3, 8, 8), 50, np.uint8)
+    video = np.full((1, 2, 1, 8, 8), 50, np.uint8)
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_image_with_boxes("boxed", image, np.zeros((0, 4)), 0)
+        writer.add_video("video", video, 0)
+        image[:] = 200
+        video[:] = 200
+    blobs = read_blob_sequences(str(tmp_path), "images")["."]
+    boxed = np.asarray(Image.open(io.BytesIO(blobs["boxed"][0][1][2])))
+    assert boxed.max() == 50
+    frames = Image.open(io.BytesIO(blobs["video"][0][1][2]))
+    assert all(np.asarray(frame.convert("L")).max() == 50 for frame in ImageSequence.Iterator(frames))

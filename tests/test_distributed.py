@@ -18,7 +18,7 @@ from tests.tensorboard_data import read_scalars
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(ROOT, "tests", "programs", "ddp_training.py")
-LAUNCHER_VARIABLES = ("RANK", "WORLD_SIZE", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
+LAUNCHER_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK")
 
 
 def torchrun(tmp_path, mode: str) -> tuple[str, list[dict]]:
@@ -69,6 +69,7 @@ def test_torchrun_ranks_all_gives_each_rank_its_run(tmp_path):
     ("variables", "expected"),
     [
         ({"RANK": "3", "WORLD_SIZE": "8"}, (3, 8)),
+        ({"LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2"}, (1, 2)),
         ({"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "4"}, (1, 4)),
         ({"PMI_RANK": "2", "PMI_SIZE": "3"}, (2, 3)),
         ({"SLURM_PROCID": "5", "SLURM_NTASKS": "6"}, (5, 6)),

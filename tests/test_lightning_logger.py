@@ -16,6 +16,8 @@ from tensorboard import context
 
 from examples.lightning_fit import TRAINER_OPTIONS, batches, fit
 from summarylib.integrations.lightning import TensorBoardLogger
+from summarylib.proto import hparams_pb2
+from summarylib.reader import iter_events
 from tests.tensorboard_data import provider_for
 from tests.tensorboard_server import post_json, running_tensorboard, wait_for
 
@@ -165,3 +167,25 @@ def test_the_example_script_trains_and_logs(tmp_path):
     run = os.path.join("lightning_logs", "version_0")
     assert f"wrote {os.path.join(logdir, run)}" in result.stdout
     assert set(listing(logdir)["steps"][run]) == {"train_loss", "val_loss", "epoch", "hp_metric"}
+
+
+def test_vector_and_list_hyperparameters_are_shown_as_text(tmp_path):
+    logger = TensorBoardLogger(str(tmp_path))
+    logger.log_hyperparams(
+        {"class_weights": torch.tensor([1.0, 2.0]), "layers": [3, 4], "lr": torch.tensor(0.5)}
+    )
+    logger.finalize("success")
+    (path,) = [
+        os.path.join(logger.log_dir, name) for name in os.listdir(logger.log_dir) if "tfevents" in name
+    ]
+    (start,) = [
+        value
+        for event in iter_events(path)
+        for value in event.summary.value
+        if value.tag == "_hparams_/session_start_info"
+    ]
+    plugin = hparams_pb2.HParamsPluginData.FromString(start.metadata.plugin_data.content)
+    shown = plugin.session_start_info.hparams
+    assert shown["class_weights"].string_value == "tensor([1., 2.])"
+    assert shown["layers"].string_value == "[3, 4]"
+    assert shown["lr"].number_value == 0.5

@@ -192,3 +192,109 @@ def test_projector_files_and_lightning_versions_in_a_bucket(url, tmp_path, monke
         logger.finalize("success")
     assert any(path.endswith("lightning/version_1/hparams.yaml") for path in objects(url + "/lightning"))
     assert os.listdir(tmp_path) == []  # nothing local, no directory named "s3:"
+
+
+def run_child(code: str, *args: str, signal_after_ready: signal.Signals | None = None) -> str:
+    """Run `code` in a fresh interpreter; with `signal_after_ready`, send it once the
+    child prints "ready". Returns what it wrote to stderr."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+    )
+    if signal_after_ready is not None:
+        assert child.stdout.readline().strip() == "ready"
+        child.send_signal(signal_after_ready)
+    _, stderr = child.communicate(timeout=60)
+    return stderr
+
+
+SERIES_PROGRAM = """
+import sys, time
+from summarylib.compat.torch import SummaryWriter
+writer = SummaryWriter(sys.argv[1])
+for step in range(5):
+    writer.add_scalar("loss", 1.0, step)
+    writer.add_scalars("lr", {"a": 0.1, "b": 0.2}, step)
+if sys.argv[2] == "sigterm":
+    print("ready", flush=True)
+    time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("ending", ["exit", "sigterm"])
+def test_add_scalars_series_on_a_store_are_uploaded_at_exit_and_on_sigterm(tmp_path, ending):
+    url = f"local://{tmp_path}/run"
+    run_child(SERIES_PROGRAM, url, ending, signal_after_ready=signal.SIGTERM if ending == "sigterm" else None)
+    scalars = read_scalars(str(tmp_path / "run"))
+    steps = {run: [step for step, _ in values] for run, tags in scalars.items() for values in tags.values()}
+    assert steps == {".": [0, 1, 2, 3, 4], "lr_a": [0, 1, 2, 3, 4], "lr_b": [0, 1, 2, 3, 4]}
+
+
+FORK_PROGRAM = """
+import os, sys
+import summarylib as sl
+from summarylib.compat.torch import SummaryWriter
+writer = sl.create_file_writer(sys.argv[1] + "/v2")
+torch_style = SummaryWriter(sys.argv[1] + "/torch")
+with writer.as_default():
+    sl.scalar("x", 0.0, step=0)
+    torch_style.add_scalars("s", {"a": 0.0}, 0)
+    pid = os.fork()
+    step = 100 if pid == 0 else 1
+    sl.scalar("x", float(step), step=step)
+    torch_style.add_scalars("s", {"a": float(step)}, step)
+writer.close()
+torch_style.close()
+if pid == 0:
+    os._exit(0)
+os.waitpid(pid, 0)
+"""
+
+
+def test_a_forked_child_on_a_store_writes_its_own_objects_and_loses_nothing(tmp_path):
+    stderr = run_child(FORK_PROGRAM, f"local://{tmp_path}")
+    assert "Exception ignored" not in stderr and "Traceback" not in stderr, stderr
+    v2 = sorted(value.step for value in iter_values(str(tmp_path / "v2")))
+    assert v2 == [0, 1, 100]  # the parent's step 0 once, not uploaded again by the child
+    series = sorted(value.step for value in iter_values(str(tmp_path / "torch" / "s_a")))
+    assert series == [0, 1, 100]
+
+
+def test_embedding_files_use_the_writers_storage_options(s3, monkeypatch):
+    options = {
+        "key": "testing",
+        "secret": "testing",
+        "client_kwargs": {"endpoint_url": os.environ["AWS_ENDPOINT_URL"]},
+    }
+    for variable in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(variable)
+    url = f"s3://{BUCKET}/options"
+    writer = sl.create_file_writer(url, storage_options=options)
+    with writer.as_default(step=0):
+        sl.embedding("features", np.eye(3))
+    writer.close()
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    assert any(path.endswith("projector_config.pbtxt") for path in objects(url))
+
+
+def test_a_missing_bucket_is_reported_not_created(s3):
+    writer = sl.create_file_writer("s3://no-such-bucket-here/run")
+    with writer.as_default(step=0):
+        sl.scalar("x", 1.0)
+    with pytest.raises(sl.WriterError):
+        writer.close()
+    fs, _ = fsspec.core.url_to_fs(f"s3://{BUCKET}")
+    fs.invalidate_cache()
+    assert not fs.exists("no-such-bucket-here")
+
+
+def test_local_paths_with_colons_stay_local(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    writer = sl.create_file_writer("runs/lr=0.1::seed=1")
+    writer.close()
+    assert os.listdir(tmp_path / "runs") == ["lr=0.1::seed=1"]
+    assert writer.path.startswith(os.path.join("runs", "lr=0.1::seed=1"))

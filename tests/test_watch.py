@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import io
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -15,7 +18,10 @@ from tensorboard import context as tb_context
 import summarylib as sl
 from summarylib.integrations.torch import watch
 from summarylib.ops import tensor_grid
+from summarylib.reader import iter_values
 from tests.tensorboard_data import provider_for, read_blob_sequences, read_scalars, read_tensors
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def mlp() -> torch.nn.Module:
@@ -342,3 +348,27 @@ def test_finite_values_that_overflow_a_sum_are_not_reported(logdir):
     with watch(model, log=None, check_numerics=True) as handle:
         model(torch.zeros(2, 4))
     assert handle.nonfinite is None
+
+
+def test_views_queued_when_the_interpreter_exits_are_written(tmp_path):
+    """Without close(): the writer drains at exit, after Python's thread pools shut down."""
+    code = """
+import sys, torch, summarylib as sl
+from summarylib.integrations.torch import watch
+writer = sl.create_file_writer(sys.argv[1])
+writer.set_as_default()
+model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU(), torch.nn.Linear(3, 1))
+watch(model, log="all", log_freq=1, images=True)
+for step in range(3):
+    model(torch.randn(2, 4)).sum().backward()
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        timeout=120,
+    )
+    assert result.returncode == 0 and "failed" not in result.stderr, result.stderr
+    tags = {value.tag for value in iter_values(str(tmp_path))}
+    assert {"parameters/0.weight", "gradients/0.weight", "activations/0", "images/parameters"} <= tags

@@ -48,25 +48,38 @@ def embedding(
     tag = check_name("embedding", name)
     prepared = embedding_encoding.prepare(tag, data, metadata, metadata_header, label_images)
     step = resolve_step("embedding", tag, step)
-    queue_task(writer, step, write_files, (writer.logdir, *prepared))
+    options = writer.settings.storage_options
+    queue_task(writer, step, write_files, (writer.logdir, *prepared, options))
     return True
 
 
-def write_files(step: int, logdir: str, tag: str, matrix: Any, lines: Any, images: Any) -> None:
+def write_files(
+    step: int,
+    logdir: str,
+    tag: str,
+    matrix: Any,
+    lines: Any,
+    images: Any,
+    storage_options: dict[str, Any] | None = None,
+) -> None:
     """Encode a prepared embedding at `step` and write its files under `logdir` (the task
     the op queues for the writer's thread)."""
-    write_embedding(logdir, embedding_encoding.encode_files(tag, step, matrix, lines, images))
+    encoded = embedding_encoding.encode_files(tag, step, matrix, lines, images)
+    write_embedding(logdir, encoded, storage_options)
 
 
-def write_embedding(logdir: str, encoded: embedding_encoding.Embedding) -> None:
-    """Write an encoded embedding's files under `logdir` (a local path or a URL), then add
-    it to the config there."""
+def write_embedding(
+    logdir: str, encoded: embedding_encoding.Embedding, storage_options: dict[str, Any] | None = None
+) -> None:
+    """Write an encoded embedding's files under `logdir` (a local path, or a URL opened
+    with `storage_options`), then add it to the config there."""
     for relative, content in encoded.files.items():
-        replace_atomically(join(logdir, *relative.split("/")), content)
+        replace_atomically(join(logdir, *relative.split("/")), content, storage_options)
     config_path = join(logdir, embedding_encoding.CONFIG_FILENAME)
     with _config_lock:
         try:
-            text = embedding_encoding.merge_config(read_text(config_path), encoded.info)
+            existing = read_text(config_path, storage_options)
+            text = embedding_encoding.merge_config(existing, encoded.info)
         except ValueError as error:
             raise ValueError(f"summarylib.embedding: cannot add to {config_path}: {error}") from None
-        replace_atomically(config_path, text.encode("utf-8"))
+        replace_atomically(config_path, text.encode("utf-8"), storage_options)

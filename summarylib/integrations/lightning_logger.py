@@ -45,6 +45,19 @@ def next_version(root_dir: str) -> int:
     return max(versions) + 1 if versions else 0
 
 
+def _shown(value: Any) -> Any:
+    """A hyperparameter as the HParams dashboard can hold it: numbers, bools and strings
+    (and one-value arrays or tensors) as they are, anything else (a vector of class
+    weights, a list) as its text."""
+    if isinstance(value, (bool, int, float, str)):
+        return value
+    if getattr(value, "ndim", None) == 0 or getattr(value, "size", None) == 1:
+        item = getattr(value, "item", None)
+        if callable(item):
+            return item()
+    return str(value)
+
+
 def logger_class_for(pytorch: str, fabric: str, module: str) -> type:
     """The TensorBoardLogger class on the Lightning package whose trainer side is
     `pytorch` (`lightning.pytorch` or `pytorch_lightning`) and whose fabric side is
@@ -182,8 +195,7 @@ def _logger_class(lightning: Any) -> type:
                 return
             self.log_metrics(metrics, step)
             values = lightning.sanitize_params(lightning.flatten_dict(params))
-            values = {key: str(v) if getattr(v, "ndim", 0) > 1 else v for key, v in values.items()}
-            summary = hparams_encoding.encode_session_start(values)
+            summary = hparams_encoding.encode_session_start({key: _shown(v) for key, v in values.items()})
             self.experiment.add_summary(summary, step)
             self._session_started = True
 

@@ -69,11 +69,15 @@ class KindViews:
         pool: their numpy and deflate work releases the GIL, so a second core shares it."""
         if ready is not None:
             ready()
-        parts = [_pool().submit(self._histograms, grid, values)]
+        jobs: list[tuple[Callable[..., bytes], tuple]] = [(self._histograms, (grid, values))]
         if self._images:
-            parts.append(_pool().submit(grid_summary, f"images/{self.kind}", values, grid))
+            jobs.append((grid_summary, (f"images/{self.kind}", values, grid)))
         if self._variance is not None:
-            parts.append(_pool().submit(self._variance_summary, grid, values))
+            jobs.append((self._variance_summary, (grid, values)))
+        try:
+            parts = [_pool().submit(job, *args) for job, args in jobs]
+        except RuntimeError:  # the interpreter is exiting: no new threads, so make them here
+            return b"".join(job(*args) for job, args in jobs)
         return b"".join(part.result() for part in parts)  # concatenated Summaries are one Summary
 
     def _histograms(self, grid: GridLayout, values: np.ndarray) -> bytes:

@@ -25,6 +25,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from summarylib.writer import records
 from summarylib.writer.event_codec import BATCH_MAKERS
@@ -133,6 +134,7 @@ class Engine:
         self._last_error: BaseException | None = None
         self._unraised_error: BaseException | None = None
         self.warn_pending = False
+        self._side_files: list[Any] = []
         self._thread = threading.Thread(target=self._run, name=f"summarylib-writer[{name}]", daemon=True)
         self._thread.start()
 
@@ -208,11 +210,18 @@ class Engine:
             self._warn_once()
 
     def abandon_after_fork(self) -> None:
-        """In a forked child: drop the parent's queued events and the child's copy of the
-        file descriptor, writing nothing; the parent's worker goes on writing them."""
+        """In a forked child: drop the parent's queued events and the child's copies of
+        its files (a descriptor, an object store's gathered bytes), writing nothing; the
+        parent's worker goes on writing them."""
         self.queue.clear()
         self.closed = True
-        self.file.close()
+        self.file.abandon()
+
+    def attach(self, files: Any) -> None:
+        """Have `files` (an object with `flush()` and `idle()`: the side files of
+        torch's `add_scalars`, written on this engine's thread) flushed whenever this
+        engine flushes, closes or idles, so an object store's uploads follow the run's."""
+        self._side_files.append(files)
 
     def close(self, timeout: float = DEFAULT_CLOSE_TIMEOUT, quiet: bool = False) -> None:
         """Drain the queue, stop the worker and close the file; idempotent.
@@ -232,6 +241,8 @@ class Engine:
             finally:
                 self.closed = True
                 try:
+                    for files in self._side_files:
+                        files.flush()
                     self.file.close()  # an object store's file uploads the rest here
                 except OSError as error:
                     self._record_error(error)
@@ -285,7 +296,8 @@ class Engine:
             self._wake.clear()
             try:
                 self._drain()
-                self.file.idle()  # an object store's file uploads when its interval has passed
+                for files in (self.file, *self._side_files):
+                    files.idle()  # an object store's file uploads when its interval has passed
             except Exception as error:  # a bug here must cost events, not the writer
                 self._record_error(error)
             self.room_made.set()
@@ -358,7 +370,8 @@ class Engine:
 
     def _complete_flush(self, fsync: bool, done: threading.Event) -> None:
         try:
-            self.file.flush()  # an object store's file uploads what it gathered
+            for files in (*self._side_files, self.file):
+                files.flush()  # an object store's file uploads what it gathered
             if fsync:
                 self.file.sync()
         except OSError as error:

@@ -112,6 +112,10 @@ class EventFile:
             os.makedirs(self.logdir, exist_ok=True)
             self._create()
 
+    def abandon(self) -> None:
+        """In a forked child: let go of the inherited descriptor, writing nothing."""
+        self.close()
+
     def flush(self) -> None:
         """Nothing gathered: every write went to the OS."""
 

@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import uuid
 from typing import Any
 
 _LOCAL_PREFIX = "file://"
+_URL_START = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*(://|::)")
 
 
 def is_url(path: str) -> bool:
-    """Whether `path` names a filesystem other than the local one."""
+    """Whether `path` names a filesystem other than the local one: it starts with a
+    protocol name and `://`, or with one and `::` (a chained URL). A local path may hold
+    `::` or `://` further on (`runs/lr=0.1::seed=1`)."""
     if path.startswith(_LOCAL_PREFIX):
         return False
-    return "://" in path or "::" in path
+    return _URL_START.match(path) is not None
 
 
 def local_path(path: str) -> str:
@@ -60,7 +64,7 @@ def registry_key(logdir: str) -> str:
     return logdir.rstrip("/") if is_url(logdir) else os.path.realpath(local_path(logdir))
 
 
-def read_text(path: str) -> str | None:
+def read_text(path: str, storage_options: dict[str, Any] | None = None) -> str | None:
     """The text of the file at `path` (local or URL), None when there is none."""
     if not is_url(path):
         try:
@@ -68,20 +72,20 @@ def read_text(path: str) -> str | None:
                 return file.read()
         except FileNotFoundError:
             return None
-    fs, inner = remote(path)
+    fs, inner = remote(path, storage_options)
     try:
         return fs.cat_file(inner).decode("utf-8")
     except FileNotFoundError:
         return None
 
 
-def replace_atomically(path: str, content: bytes) -> None:
+def replace_atomically(path: str, content: bytes, storage_options: dict[str, Any] | None = None) -> None:
     """Make `content` the file at `path`, so that readers see the old file or the whole
     new one: locally written under a temporary name in its directory, then renamed over
     it; on an object store one put, which is atomic there."""
     if is_url(path):
-        fs, inner = remote(path)
-        fs.makedirs(posixpath.dirname(inner), exist_ok=True)
+        fs, inner = remote(path, storage_options)
+        make_directory(fs, posixpath.dirname(inner))
         fs.pipe_file(inner, content)
         return
     path = local_path(path)
@@ -113,3 +117,15 @@ def subdirectories(path: str) -> list[str]:
     return [
         posixpath.basename(entry["name"].rstrip("/")) for entry in entries if entry["type"] == "directory"
     ]
+
+
+# Protocols of object stores: keys need no directories, and making one would create a
+# bucket (s3fs does), so a typo in a bucket's name would make a new bucket.
+_OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss", "r2"})
+
+
+def make_directory(fs: Any, path: str) -> None:
+    """Make directory `path` of `fs` if the filesystem has directories (not on object stores)."""
+    protocols = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
+    if not _OBJECT_STORES.intersection(protocols):
+        fs.makedirs(path, exist_ok=True)

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -135,7 +136,8 @@ def _after_fork_in_child() -> None:
     global _lock
     _lock = threading.RLock()
     for engine in _engines.values():
-        engine.abandon_after_fork()
+        with contextlib.suppress(Exception):  # one engine must not keep the others bound
+            engine.abandon_after_fork()
     _engines.clear()
     _users.clear()
     for writer in list(_writers_to_reopen_after_fork):

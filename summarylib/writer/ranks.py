@@ -8,7 +8,8 @@ rank a run of its own, `logdir/rank_{k}`.
 
 The rank comes from the job itself, never by importing a framework: an initialized
 `torch.distributed` (if the script imported it), then the environment that torchrun,
-SLURM, Open MPI and MPICH/PMI set, then `jax.process_index()` if the script imported jax.
+SLURM, Open MPI and MPICH/PMI set (in Lightning's order: a process's own launcher before
+the job's SLURM task), then `jax.process_index()` if the script imported jax.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from summarylib.writer.filesystems import join
 
 # (rank variable, size variable) of each launcher, in the order they are trusted.
 _LAUNCHER_VARIABLES = (
-    ("RANK", "WORLD_SIZE"),  # torchrun, torch.distributed.launch, accelerate, Lightning
+    ("RANK", "WORLD_SIZE"),  # torchrun, torch.distributed.launch, accelerate
+    ("LOCAL_RANK", "LOCAL_WORLD_SIZE"),  # Lightning's launcher sets only the local rank
     ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"),  # Open MPI's mpirun
     ("PMI_RANK", "PMI_SIZE"),  # MPICH, Intel MPI
     ("SLURM_PROCID", "SLURM_NTASKS"),  # srun

@@ -85,6 +85,10 @@ class RollingEventFile:
         """As EventFile.reopen_if_deleted, for the newest file."""
         return self._current.reopen_if_deleted()
 
+    def abandon(self) -> None:
+        """In a forked child: let go of the inherited descriptor, writing nothing."""
+        self._current.close()
+
     def flush(self) -> None:
         """Nothing gathered: every write went to the OS."""
 

@@ -7,7 +7,7 @@ import os
 from typing import Any
 
 from summarylib.writer.event_file import EventFile, FileNames, v2_file_names
-from summarylib.writer.filesystems import is_url, local_path, remote
+from summarylib.writer.filesystems import is_url, local_path, make_directory, remote
 from summarylib.writer.rolling_file import RollingEventFile
 from summarylib.writer.segments import SegmentedEventFile
 
@@ -27,7 +27,7 @@ def open_run_file(
     """A new event file for run `logdir`, its directory created if missing."""
     if is_url(logdir):
         fs, path = remote(logdir, storage_options, "create_file_writer")
-        fs.makedirs(path, exist_ok=True)
+        make_directory(fs, path)
         return SegmentedEventFile(fs, path, suffix, upload_seconds)
     logdir = local_path(logdir)
     os.makedirs(logdir, exist_ok=True)

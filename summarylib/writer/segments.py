@@ -52,9 +52,10 @@ class SegmentedEventFile:
         self._clock = clock
         suffix = DEFAULT_SUFFIX if suffix is None else suffix
         now = time.time()
+        # Filled in at each upload: the process (a forked child's differs) and the number.
         self._name = (
-            f"events.out.tfevents.{int(now):010d}.{socket.gethostname()}.{os.getpid()}."
-            f"{next(_segment_writers)}.{{:08d}}{suffix}"
+            f"events.out.tfevents.{int(now):010d}.{socket.gethostname()}.{{pid}}."
+            f"{next(_segment_writers)}.{{number:08d}}{suffix}"
         )
         self._segments = itertools.count()
         self._pending = bytearray()
@@ -68,7 +69,7 @@ class SegmentedEventFile:
         self.path = self._object_path(0)
 
     def _object_path(self, number: int) -> str:
-        return f"{self.directory}/{self._name.format(number)}"
+        return f"{self.directory}/{self._name.format(pid=os.getpid(), number=number)}"
 
     def write(self, data: bytes) -> None:
         """Gather framed records; upload them if the interval has passed."""
@@ -118,6 +119,10 @@ class SegmentedEventFile:
 
     def suspend(self) -> None:
         """No descriptor is held between uploads."""
+
+    def abandon(self) -> None:
+        """In a forked child: drop the parent's gathered bytes (the parent uploads them)."""
+        self._pending.clear()
 
     def close(self) -> None:
         """Upload what is left; OSError if that fails (the writer reports it)."""

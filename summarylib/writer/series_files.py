@@ -12,7 +12,9 @@ process's file descriptors.
 
 from __future__ import annotations
 
+import os
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -47,6 +49,7 @@ class SeriesFiles:
         self._open: OrderedDict[str, RunFile] = OrderedDict()  # least recently written first
         self._lock = threading.Lock()
         self.closed = False
+        _pools.add(self)
 
     def write(self, logdir: str, framed: bytes) -> None:
         """Append framed records to the file of run `logdir`."""
@@ -76,9 +79,24 @@ class SeriesFiles:
 
     def flush(self) -> None:
         """Upload what the files on an object store gathered (local files have nothing
-        to do); raises OSError for the first that fails, after trying them all."""
-        with self._lock:  # the writer's thread may be writing to them
+        to do); raises OSError for the first that fails, after trying them all. The
+        writer the series are queued on calls this when it flushes (see Engine.attach)."""
+        with self._lock:
             _each(list(self._files.values()), "flush")
+
+    def idle(self) -> None:
+        """Upload what is due on an object store (the writer calls this when it wakes)."""
+        with self._lock:
+            _each(list(self._files.values()), "idle")
+
+    def _abandon_after_fork(self) -> None:
+        """In a forked child: forget the parent's files without writing to them; the
+        child's series start files of their own."""
+        self._lock = threading.Lock()
+        for event_file in self._files.values():
+            event_file.abandon()
+        self._files.clear()
+        self._open.clear()
 
     def close(self) -> None:
         """Close every file (uploading the rest on an object store); idempotent."""
@@ -113,3 +131,14 @@ def series_event(
     so the writer writes nothing of its own for it. Runs on the writer's thread, in
     queue order, so a flush of the writer covers the series too."""
     series.write(logdir, records.frame(make_event(wall_time, step, *args)))
+
+
+_pools: weakref.WeakSet = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for pool in list(_pools):
+        pool._abandon_after_fork()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)

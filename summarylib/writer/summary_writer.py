@@ -125,6 +125,7 @@ class SummaryWriter:
         self._closed = False
         self._engine: Engine | None = None
         self._finalizer: weakref.finalize | None = None
+        self._attached: list[Any] = []  # side files flushed with the engine, whichever it is
         # What ops call to queue an event: the engine's submit once it is open.
         self.submit = self._submit_lazily
         lifecycle.reopen_after_fork(self)
@@ -147,6 +148,8 @@ class SummaryWriter:
         engine = lifecycle.acquire(self.logdir, self._new_engine)
         self._engine = engine
         self.submit = engine.submit
+        for files in self._attached:  # again after fork, on the child's own engine
+            engine.attach(files)
         # Garbage collection and interpreter exit close quietly: a failure is a warning.
         self._finalizer = weakref.finalize(
             self, lifecycle.release, self.logdir, engine, DEFAULT_CLOSE_TIMEOUT, True
@@ -155,6 +158,13 @@ class SummaryWriter:
 
     def _submit_lazily(self, *item: Any) -> None:
         self._open_engine().submit(*item)
+
+    def attach(self, files: Any) -> None:
+        """Flush and idle `files` (see Engine.attach) with this writer's engine, and with
+        the engine it opens after a fork."""
+        self._attached.append(files)
+        if self._engine is not None:
+            self._engine.attach(files)
 
     def write_event(self, event: bytes) -> None:
         """Queue an already serialized Event (session logs, graphs, v1 events)."""

@@ -23,7 +23,6 @@ from summarylib.ops.errors import check_name
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.summary_ops import queue_summary
 from summarylib.writer.context import resolve_step
-from summarylib.writer.engine import WriterError
 from summarylib.writer.event_codec import event_of_summary
 from summarylib.writer.ranks import Ranks, check_ranks, run_logdir
 from summarylib.writer.series_files import SeriesFiles
@@ -110,6 +109,7 @@ class WriterCore:
         self.filename_suffix = filename_suffix
         self._writer: _Writer | _ReopenOnWrite = _ReopenOnWrite(self)
         self._series: SeriesFiles | None = None
+        self._own_run_has_hparams = False  # add_hparams: a run holds one session
         self._open()
 
     def _open(self) -> _Writer | NoopSummaryWriter:
@@ -125,6 +125,7 @@ class WriterCore:
         )
         self._writer = writer
         self._series = SeriesFiles(filename_suffix=self.filename_suffix)
+        writer.attach(self._series)  # flushed, on exit and SIGTERM too, with the run
         if self.purge_step is not None:
             # TensorBoard discards the events of this run at steps >= purge_step written
             # before this START (a resumed run's stale tail).
@@ -192,11 +193,6 @@ class WriterCore:
         the OS (uploaded, on an object store); raises `WriterError` if writing failed in
         the background."""
         self._writer.flush()
-        if self._series is not None:
-            try:
-                self._series.flush()
-            except OSError as error:
-                raise WriterError(f"summarylib SummaryWriter {self.log_dir}: {error}") from error
 
     def close(self) -> None:
         """Write everything logged and close the files. Logging again afterwards opens a
@@ -204,8 +200,10 @@ class WriterCore:
         writer, series = self._writer, self._series
         self._writer, self._series = _ReopenOnWrite(self), None
         try:
-            writer.flush()  # the series' events are written on the writer's thread
-            writer.close()
+            try:
+                writer.flush()  # the series' events are written on the writer's thread
+            finally:
+                writer.close()
         finally:
             if series is not None:
                 series.close()

@@ -9,7 +9,10 @@ Unlike torch, they go into this writer's own run by default, so the dashboard sh
 session's metrics beside the training curves of the same run; torch puts them in a new
 subdirectory named by the time, which TensorBoard shows as a separate run without the
 curves. `run_name` keeps torch's behaviour: the records go to the run
-`<log_dir>/<run_name>`, a file of this writer's series pool (no second writer).
+`<log_dir>/<run_name>`, a file of this writer's series pool (no second writer). A run
+holds one session (TensorBoard keeps the first session-start record of a run), so a
+second call on the same writer without `run_name`, as in torch's example of a loop of
+trials, goes where torch puts every call: a new run named by the time.
 
 Also unlike torch: bool values are written as booleans (torch writes them as the numbers
 0 and 1) and other values than bool, int, float, str, None, or one-element arrays or
@@ -19,6 +22,7 @@ tensors are a TypeError naming the key.
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 from summarylib.compat.legacy_scalar import simple_value_event
@@ -98,7 +102,10 @@ class HParamsMethods(WriterCore):
         metrics = [(str(tag), scalar_float(_OP, str(tag), value)) for tag, value in metric_dict.items()]
         step = self._step(_OP, encoding.SESSION_START_INFO_TAG, global_step)
         wall_time = self._wall_time(None)
+        if not run_name and self._own_run_has_hparams:
+            run_name = str(time.time())  # the run holds one session already: torch's way
         if not run_name:
+            self._own_run_has_hparams = True
             for tag, make_summary, args in records:
                 self._queue(_OP, tag, step, make_summary, args, wall_time)
             for tag, value in metrics:

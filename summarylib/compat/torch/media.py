@@ -23,7 +23,7 @@ from summarylib.compat.torch.rendering import draw_boxes, figure_pixels, video_g
 from summarylib.ops import audio as audio_encoding
 from summarylib.ops import image as image_encoding
 from summarylib.ops import text as text_encoding
-from summarylib.ops.convert import as_real_array
+from summarylib.ops.convert import as_real_array, snapshot
 from summarylib.ops.errors import op_error
 
 _PCM_MAX = 32767  # torch scales samples by int16's max
@@ -117,7 +117,7 @@ class MediaMethods(WriterCore):
         labels of another length, and so does this)."""
         op = "add_image_with_boxes"
         tag = self._tag(op, tag)
-        pixels = to_hwc(op, tag, "img_tensor", img_tensor, dataformats)
+        pixels = snapshot(to_hwc(op, tag, "img_tensor", img_tensor, dataformats), img_tensor)
         boxes = np.array(as_real_array(op, tag, "box_tensor", box_tensor), dtype=np.float64)
         if boxes.ndim != 2 or boxes.shape[1] != 4:
             raise op_error(
@@ -177,7 +177,7 @@ class MediaMethods(WriterCore):
             )
         if not (isinstance(fps, (int, float)) and fps > 0):
             raise op_error(ValueError, op, tag, "fps", f"expected a positive number, got {fps!r}")
-        frames = video_grid(torch_uint8(videos.transpose(0, 1, 3, 4, 2)))
+        frames = snapshot(video_grid(torch_uint8(videos.transpose(0, 1, 3, 4, 2))), vid_tensor)
         self._queue(op, tag, global_step, video_summary, (tag, frames, fps), walltime)
 
     def add_audio(
