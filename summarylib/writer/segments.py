@@ -20,17 +20,21 @@ writer engine uses for local files (`write`, `flush`, `idle`, `sync`, `close`, .
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import socket
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from summarylib.writer import records
 from summarylib.writer.event_file import DEFAULT_SUFFIX, first_event
 
 _MAX_BACKOFF = 60.0
+# How long a flush waits for an upload in progress on another thread.
+_LOCK_TIMEOUT = 30.0
 _segment_writers = itertools.count()
 
 
@@ -59,7 +63,6 @@ class SegmentedEventFile:
         )
         self._segments = itertools.count()
         self._pending = bytearray()
-        self._pending_since: float | None = None
         self._last_upload = clock()
         self._retry_at = 0.0
         self._backoff = 1.0
@@ -67,16 +70,18 @@ class SegmentedEventFile:
         self.bytes_uploaded = 0  # bytes of all objects uploaded, headers included
         self.uploads: list[str] = []
         self.path = self._object_path(0)
+        # The writer's thread writes and uploads; a close that gave up waiting for it
+        # uploads from the caller's thread: one at a time, never the same bytes twice.
+        self._lock = threading.Lock()
 
     def _object_path(self, number: int) -> str:
         return f"{self.directory}/{self._name.format(pid=os.getpid(), number=number)}"
 
     def write(self, data: bytes) -> None:
         """Gather framed records; upload them if the interval has passed."""
-        if not self._pending:
-            self._pending_since = self._clock()
-        self._pending += data
-        self.bytes_written += len(data)
+        with self._locked():
+            self._pending += data
+            self.bytes_written += len(data)
         self.idle()
 
     def idle(self) -> None:
@@ -86,9 +91,22 @@ class SegmentedEventFile:
         if self._pending and now - self._last_upload >= self.upload_interval and now >= self._retry_at:
             self.flush()
 
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        if not self._lock.acquire(timeout=_LOCK_TIMEOUT):
+            raise OSError(f"an upload to {self.directory} has not returned for {_LOCK_TIMEOUT:g} s")
+        try:
+            yield
+        finally:
+            self._lock.release()
+
     def flush(self) -> None:
         """Upload what is gathered now, as one new object; OSError if the store fails
         (the data stays gathered for the next try)."""
+        with self._locked():
+            self._upload()
+
+    def _upload(self) -> None:
         if not self._pending:
             return
         number = next(self._segments)
@@ -102,7 +120,6 @@ class SegmentedEventFile:
             self._segments = itertools.chain([number], self._segments)  # reuse the number
             raise OSError(f"uploading {path} failed: {error!r}") from error
         self._pending.clear()
-        self._pending_since = None
         self._last_upload = self._clock()
         self._backoff, self._retry_at = 1.0, 0.0
         self.bytes_uploaded += len(body)
@@ -122,6 +139,7 @@ class SegmentedEventFile:
 
     def abandon(self) -> None:
         """In a forked child: drop the parent's gathered bytes (the parent uploads them)."""
+        self._lock = threading.Lock()
         self._pending.clear()
 
     def close(self) -> None:
