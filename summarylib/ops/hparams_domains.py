@@ -196,7 +196,22 @@ class Discrete(Domain):
             set_value(hparam_info.domain_discrete.values.add(), value)
 
 
-class HParam:
+class _Labelled:
+    """What HParams and Metrics share: a display name and a Markdown description."""
+
+    _display_name: str | None
+    _description: str | None
+
+    @property
+    def display_name(self) -> str | None:
+        return self._display_name
+
+    @property
+    def description(self) -> str | None:
+        return self._description
+
+
+class HParam(_Labelled):
     """A hyperparameter of an experiment: a name (unique in the experiment), an optional
     `Domain`, display name and Markdown description. Not bound to a value: use it as a key
     of the dict given to `hparams`."""
@@ -234,14 +249,6 @@ class HParam:
     def domain(self) -> Domain | None:
         return self._domain
 
-    @property
-    def display_name(self) -> str | None:
-        return self._display_name
-
-    @property
-    def description(self) -> str | None:
-        return self._description
-
     def as_proto(self) -> hparams_pb2.HParamInfo:
         """The HParamInfo of the experiment record."""
         info = hparams_pb2.HParamInfo(
@@ -252,7 +259,7 @@ class HParam:
         return info
 
 
-class Metric:
+class Metric(_Labelled):
     """A metric of an experiment: the scalar summary `tag` in the session's run (or in its
     subdirectory `group`), with an optional display name, Markdown description and dataset
     type (`Metric.TRAINING` or `Metric.VALIDATION`)."""
@@ -291,14 +298,6 @@ class Metric:
     @property
     def group(self) -> str | None:
         return self._group
-
-    @property
-    def display_name(self) -> str | None:
-        return self._display_name
-
-    @property
-    def description(self) -> str | None:
-        return self._description
 
     @property
     def dataset_type(self) -> int | None:
