@@ -23,6 +23,7 @@ GOLDEN = CORPUS / "golden"
 NAMES = sorted(p.name for p in PROGRAMS.iterdir() if p.suffix in (".py", ".ipynb"))
 CASES = [(name, "compat") for name in NAMES] + [
     ("contrib_eager.py", "v2"),
+    ("tf1_eager_kept.py", "v2"),
     ("tf1_eager_style.py", "v2"),
     ("torch_writer.py", "v2"),
 ]
@@ -73,6 +74,96 @@ def test_tf1_eager_style_is_decided_and_explained() -> None:
     result = migrate_file(PROGRAMS / "tf1_eager_style.py", "compat")
     assert "tensorflow" not in result.source
     assert any("eager-style" in style for style in result.report.styles)
+
+
+def test_tf1_eager_style_v2_moves_the_loop_onto_a_default_writer() -> None:
+    result = migrate_file(PROGRAMS / "tf1_eager_style.py", "v2")
+    assert "summarylib.compat" not in result.source and "merge_all()" not in result.source
+    assert "    with writer.as_default(step=step):\n        summarylib.scalar(" in result.source
+    assert result.report.left == []
+    notes = {change.before.split("(")[0]: change.note for change in result.report.changes}
+    assert "name/image" in notes["tf.summary.image"] and "simple_value" in notes["tf.summary.scalar"]
+
+
+def test_tf1_eager_kept_v2_lists_each_call_with_its_reason() -> None:
+    result = migrate_file(PROGRAMS / "tf1_eager_kept.py", "v2")
+    assert result.source == migrate_file(PROGRAMS / "tf1_eager_kept.py", "compat").source
+    reasons = {left.where.rpartition(":")[2]: left.reason for left in result.report.left}
+    assert set(reasons) == {"10", "12", "13"}
+    assert "outside the loop" in reasons["10"] and "family=" in reasons["12"]
+    assert "not a simple name" in reasons["13"]
+    assert any("not mechanical here (line 10" in style for style in result.report.styles)
+
+
+TF1_HEAD = "import tensorflow as tf\nw = tf.summary.FileWriter(d)\n"
+TF1_LOOP = "for s in r:\n    tf.summary.scalar('a', 1.0)\n    w.add_summary(tf.summary.merge_all(), s)\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "reason"),
+    [
+        (TF1_HEAD + "f = lambda: 1.0\ntf.summary.scalar('lr', f)\n" + TF1_LOOP, 4, "outside the loop"),
+        (TF1_HEAD + TF1_LOOP.replace("1.0)", "1.0, collections=['c'])"), 4, "collections="),
+        (TF1_HEAD + TF1_LOOP.replace("    tf.summary.scalar", "    x = tf.summary.scalar"), 4, "as a value"),
+        (TF1_HEAD + TF1_LOOP.replace("merge_all()", "merge([m])"), 5, "subset"),
+        (TF1_HEAD + TF1_LOOP.replace("), s)", "), s[0])"), 5, "not a simple name"),
+        (TF1_HEAD + TF1_LOOP + "    tf.summary.scalar('b', 2.0)\n", 6, "next step"),
+        (TF1_HEAD + TF1_LOOP.replace("    w.add", "    if s: continue\n    w.add"), 5, "continue"),
+        (TF1_HEAD + TF1_LOOP.replace("    w.add", "    s += 1\n    w.add"), 5, "assigned"),
+        (TF1_HEAD + TF1_LOOP + "w.add_graph(g)\n", 6, "used other than"),
+        (TF1_HEAD.replace("(d)", "(d, graph=g)") + TF1_LOOP, 2, "graph="),
+        (TF1_HEAD.replace("w =", "self.w =") + TF1_LOOP.replace(" w.", " self.w."), 2, "simple name"),
+        (TF1_HEAD + TF1_LOOP.replace("scalar('a', 1.0)", "audio('a', x, 8000)"), 4, "[k, t]"),
+        (TF1_HEAD.replace("FileWriter(d)", "FileWriterCache.get(d)") + TF1_LOOP, 2, "FileWriterCache"),
+    ],
+)
+def test_tf1_v2_not_mechanical_keeps_the_file_on_compat(source: str, line: int, reason: str) -> None:
+    result = migrate_source(source, "t.py", "v2")
+    assert result.source == migrate_source(source, "t.py", "compat").source
+    # Each op is listed: with its own reason, or with the first problem of the file.
+    assert result.report.left and all("--to v2: kept" in left.reason for left in result.report.left)
+    reasons = {left.where: left.reason for left in result.report.left}
+    own = reasons.get(f"t.py:{line}", "")
+    assert reason in own or any(f"line {line}: " in r and reason in r for r in reasons.values()), reasons
+
+
+def test_tf1_v2_mechanical_variants() -> None:
+    source = (
+        "import numpy as np\n"
+        "import tensorflow as tf\n"
+        "with tf.summary.FileWriter(d, None, 5, 30, filename_suffix='.x') as w:\n"
+        "    i = 0\n"
+        "    while i < 3:\n"
+        "        i += 1\n"
+        "        # a comment above the ops\n"
+        "        tf.summary.image('im', np.zeros((2, 4, 4, 3)), 2)\n"
+        "        if i % 2:\n"
+        "            tf.summary.histogram(name='h', values=[i])\n"
+        "        w.add_summary(tf.summary.merge_all(), global_step=i)\n"
+        "        tf.summary.text('t', 'x', None)\n"
+        "        w.add_summary(tf.summary.merge_all(), i)\n"
+        "        w.flush()\n"
+    )
+    result = migrate_source(source, "t.py", "v2")
+    assert result.source == (
+        "import numpy as np\n"
+        "import summarylib\n"
+        "\n"
+        "with summarylib.create_file_writer(d, max_queue=5, flush_millis=30000, filename_suffix='.x') as w:\n"
+        "    i = 0\n"
+        "    while i < 3:\n"
+        "        i += 1\n"
+        "        # a comment above the ops\n"
+        "        with w.as_default(step=i):\n"
+        "            summarylib.image('im', np.zeros((2, 4, 4, 3)), max_outputs=2)\n"
+        "            if i % 2:\n"
+        "                summarylib.histogram(name='h', data=[i])\n"
+        "        with w.as_default(step=i):\n"
+        "            summarylib.text('t', 'x')\n"
+        "        w.flush()\n"
+    )
+    assert result.report.left == []
+    assert migrate_source(result.source, "t.py", "v2").source == result.source
 
 
 def test_tf_function_summaries_are_left_with_a_reason() -> None:

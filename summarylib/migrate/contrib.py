@@ -11,6 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from summarylib.compat.contrib import __all__ as CONTRIB_NAMES
+from summarylib.migrate.calls import bind, keyword
 from summarylib.migrate.decisions import Decision, Leave, Move, RewriteCall
 from summarylib.migrate.facts import Facts
 
@@ -65,32 +66,8 @@ def decide(qualified: str, facts: Facts, to: str, call: cst.Call | None) -> Deci
     )
 
 
-def _bind(parameters: tuple[str, ...], call: cst.Call) -> dict[str, cst.BaseExpression] | None:
-    """The call's arguments by parameter name; None when they cannot be bound statically."""
-    bound: dict[str, cst.BaseExpression] = {}
-    for position, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        if arg.keyword is None:
-            if position >= len(parameters):
-                return None
-            bound[parameters[position]] = arg.value
-        elif arg.keyword.value in parameters:
-            bound[arg.keyword.value] = arg.value
-        else:
-            return None
-    return bound
-
-
-def _keyword(name: str, value: cst.BaseExpression) -> cst.Arg:
-    equal = cst.AssignEqual(
-        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
-    )
-    return cst.Arg(value=value, keyword=cst.Name(name), equal=equal)
-
-
 def _v2_call(name: str, call: cst.Call) -> RewriteCall | None:
-    bound = _bind(PARAMETERS[name], call)
+    bound = bind(PARAMETERS[name], call)
     if bound is None or NO_V2_FORM & bound.keys():
         return None
     imports = ("summarylib",)
@@ -112,13 +89,13 @@ def _v2_call(name: str, call: cst.Call) -> RewriteCall | None:
     args = [cst.Arg(bound["name"]), cst.Arg(bound["tensor"])]
     if name == "audio":
         args.append(cst.Arg(bound["sample_rate"]))
-    args.append(_keyword("step", step))
+    args.append(keyword("step", step))
     if name == "image" and "max_images" in bound:
-        args.append(_keyword("max_outputs", bound["max_images"]))
+        args.append(keyword("max_outputs", bound["max_images"]))
     if name == "audio":
-        args.append(_keyword("max_outputs", bound["max_outputs"]))
+        args.append(keyword("max_outputs", bound["max_outputs"]))
     if name == "generic" and "metadata" in bound:
-        args.append(_keyword("metadata", bound["metadata"]))
+        args.append(keyword("metadata", bound["metadata"]))
     target = "summarylib.write" if name == "generic" else f"summarylib.{name}"
     new = cst.Call(func=cst.parse_expression(target), args=args)
     needs = (*imports, "summarylib.compat.contrib") if "step" not in bound else imports

@@ -11,6 +11,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
+from summarylib.migrate import tf1_loops
 from summarylib.migrate.facts import collect_facts
 from summarylib.migrate.report import FileReport
 from summarylib.migrate.rules import Rules
@@ -45,7 +46,9 @@ def migrate_source(source: str, path: str = "<string>", to: str = "compat") -> M
         return MigrationResult(source, report)
     wrapper = MetadataWrapper(module)
     context = CodemodContext(wrapper=wrapper, filename=path, full_module_name=None)
-    rules = Rules(collect_facts(wrapper), to)
+    facts = collect_facts(wrapper)
+    loops = tf1_loops.plan(wrapper, facts) if to == "v2" and facts.tf1 and not facts.graph else None
+    rules = Rules(facts, to, loops)
     migrated = wrapper.visit(Migrator(context, rules, report))
     report.styles = sorted(rules.styles)
     if not report.changes:

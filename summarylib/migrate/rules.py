@@ -5,18 +5,49 @@ from __future__ import annotations
 
 import libcst as cst
 
-from summarylib.migrate import contrib, tf1, tf2, writers
-from summarylib.migrate.decisions import Decision
+from summarylib.migrate import contrib, tf1, tf1_v2, tf2, writers
+from summarylib.migrate.decisions import Decision, RewriteCall
 from summarylib.migrate.facts import Facts
+from summarylib.migrate.tf1_loops import LoopPlan, Region
+
+V2_LOOPS_STYLE = (
+    "TF 1.x eager-style code (no Session in the file), --to v2: each merge_all loop moves to the v2 "
+    "API: create_file_writer, and the loop's ops inside writer.as_default(step=<add_summary's step>)"
+)
+V2_KEPT_STYLE = (
+    "TF 1.x eager-style code (no Session in the file), --to v2 not mechanical here (line {line}: "
+    "{reason}), so ops, merge_all and FileWriter move to summarylib.compat.v1"
+)
 
 
 class Rules:
     """The decisions for one file, given its facts and the target (`compat` or `v2`)."""
 
-    def __init__(self, facts: Facts, to: str) -> None:
+    def __init__(self, facts: Facts, to: str, loops: LoopPlan | None = None) -> None:
         self.facts = facts
         self.to = to
+        self.loops = loops  # the --to v2 plan of TF 1.x eager-style code (tf1_loops)
         self.styles: set[str] = set()
+
+    def _moves_loops(self) -> bool:
+        return self.loops is not None and not self.loops.problems
+
+    def loop_call(self, original: cst.Call, updated: cst.Call) -> RewriteCall | None:
+        """The v2 call of a TF 1.x call the `--to v2` plan rewrites, or None."""
+        symbol = self.loops.calls.get(original) if self._moves_loops() else None
+        if symbol is None:
+            return None
+        self.styles.add(V2_LOOPS_STYLE)
+        call, note = tf1_v2.rewrite_call(symbol, updated)
+        return RewriteCall(call, ("summarylib",), note)
+
+    def dropped(self, original: cst.Call) -> bool:
+        """Whether `original` goes with its `add_summary(merge_all(), step)` statement."""
+        return self._moves_loops() and original in self.loops.dropped
+
+    def loop_regions(self, loop: cst.CSTNode) -> list[Region]:
+        """The regions of `loop`'s body that go into `with writer.as_default(step=...)`."""
+        return self.loops.regions.get(loop, []) if self._moves_loops() else []
 
     def decide(self, qualified: str, line: int, call: cst.Call | None = None) -> Decision | None:
         """What to do with a reference to `qualified` at `line` (`call` when it is called)."""
@@ -31,9 +62,14 @@ class Rules:
         if decision is not None:
             self.styles.add(self._tf2_style())
             return decision
-        if tf1.decide_applies(qualified, self.facts):
-            self.styles.add(tf1.style(self.facts))
-        return tf1.decide(qualified, self.facts, self.to)
+        if not tf1.decide_applies(qualified, self.facts):
+            return None
+        if self.loops is not None and self.loops.problems:
+            first, reason = min(self.loops.problems.items())
+            self.styles.add(V2_KEPT_STYLE.format(line=first, reason=reason))
+            return tf1.decide(qualified, self.facts, self.loops.kept(line))
+        self.styles.add(V2_LOOPS_STYLE if self._moves_loops() and self.loops.calls else tf1.style(self.facts))
+        return tf1.decide(qualified, self.facts)
 
     def _contrib_target(self) -> str:
         if self.to == "v2":

@@ -3,7 +3,9 @@
 Graph code (a Session runs the ops) keeps its summary ops: only TensorFlow can evaluate an op
 on a graph tensor. Its writing side moves: summarylib.compat.v1.FileWriter writes the
 serialized Summaries that `sess.run(merged)` returns. Eager-style code (ops on Python and
-numpy values) moves whole onto summarylib.compat.v1, whose ops take values.
+numpy values) moves whole onto summarylib.compat.v1, whose ops take values: with `--to compat`,
+and with `--to v2` where its merge_all loops are not mechanical (tf1_loops; where they are,
+tf1_v2 rewrites them onto the v2 API).
 """
 
 from __future__ import annotations
@@ -15,13 +17,8 @@ WRITING = {"FileWriter", "FileWriterCache"}
 PROTOS = {"Summary", "Event", "SessionLog"}
 OPS = {"scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge", "merge_all"}
 
-NOT_MECHANICAL = (
-    "--to v2: kept on summarylib.compat.v1; rewriting a merge_all/add_summary loop onto a default "
-    "writer with explicit steps is not mechanical"
-)
 
-
-def _symbol(qualified: str, facts: Facts) -> str | None:
+def symbol(qualified: str, facts: Facts) -> str | None:
     """`FileWriter` for `tensorflow.compat.v1.summary.FileWriter`; protos also at the top level."""
     prefixes = ["tensorflow.compat.v1.summary."]
     if facts.tf1:
@@ -50,19 +47,19 @@ def style(facts: Facts) -> str:
 
 def decide_applies(qualified: str, facts: Facts) -> bool:
     """Whether `qualified` is a TF 1.x summary name in this file."""
-    return _symbol(qualified, facts) is not None
+    return symbol(qualified, facts) is not None
 
 
-def decide(qualified: str, facts: Facts, to: str) -> Decision | None:
+def decide(qualified: str, facts: Facts, left: str = "") -> Decision | None:
     """The decision for a TF 1.x summary name, or None when `qualified` is not one (or stays
-    a TensorFlow op by design)."""
-    symbol = _symbol(qualified, facts)
-    if symbol is None:
+    a TensorFlow op by design). `left`: why an op kept on compat is listed (`--to v2`)."""
+    name = symbol(qualified, facts)
+    if name is None:
         return None
-    if symbol in WRITING or symbol in PROTOS or symbol.startswith(tuple(f"{p}." for p in PROTOS)):
-        return Move(f"summarylib.compat.v1.{symbol}", within="summarylib.compat.v1")
-    if symbol in OPS:
+    if name.split(".")[0] in WRITING | PROTOS:  # also nested names: FileWriterCache.get, Summary.Value
+        return Move(f"summarylib.compat.v1.{name}", within="summarylib.compat.v1")
+    if name in OPS:
         if facts.graph:
             return None
-        return Move(f"summarylib.compat.v1.{symbol}", left=NOT_MECHANICAL if to == "v2" else "")
-    return Leave(f"tf.compat.v1.summary.{symbol} has no summarylib equivalent")
+        return Move(f"summarylib.compat.v1.{name}", left=left)
+    return Leave(f"tf.compat.v1.summary.{name} has no summarylib equivalent")

@@ -10,6 +10,7 @@ from libcst.codemod import CodemodContext, ContextAwareTransformer
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider
 
+from summarylib.migrate import tf1_v2
 from summarylib.migrate.decisions import Leave, Move, RewriteCall
 from summarylib.migrate.facts import import_qualified_name
 from summarylib.migrate.report import Change, FileReport, Left
@@ -94,10 +95,15 @@ class Migrator(ContextAwareTransformer):
         func = original.func
         if not isinstance(func, (cst.Attribute, cst.Name)):
             return updated
+        if self.rules.dropped(original):
+            RemoveImportsVisitor.remove_unused_import_by_node(self.context, original.func)
+            return updated
         qualified = self._qualified(func)
         if qualified is None:
             return updated
-        decision = self.rules.decide(qualified, self._line(original), updated)
+        decision = self.rules.loop_call(original, updated) or self.rules.decide(
+            qualified, self._line(original), updated
+        )
         if isinstance(decision, RewriteCall):
             for module in decision.imports:
                 AddImportsVisitor.add_needed_import(self.context, module)
@@ -110,6 +116,24 @@ class Migrator(ContextAwareTransformer):
         elif isinstance(decision, Move) and isinstance(func, cst.Attribute):
             return updated.with_changes(func=self._move(func, decision))
         return updated
+
+    def leave_For(self, original: cst.For, updated: cst.For) -> cst.For:
+        return self._loop(original, updated)
+
+    def leave_While(self, original: cst.While, updated: cst.While) -> cst.While:
+        return self._loop(original, updated)
+
+    def _loop(self, original: cst.For | cst.While, updated: cst.For | cst.While) -> cst.For | cst.While:
+        """A loop body's `add_summary(merge_all(), step)` regions as `with writer.as_default(step=)`."""
+        regions = self.rules.loop_regions(original)
+        if not regions:
+            return updated
+        for region in regions:
+            statement = original.body.body[region.end]
+            where = self.report.where(str(self._line(statement)))
+            after = f"with {_code(region.writer)}.as_default(step={region.step.value}): around the ops above"
+            self.report.changes.append(Change(where, _code(statement), after, tf1_v2.LOOP_NOTE))
+        return updated.with_changes(body=tf1_v2.rewrite_body(updated.body, regions))
 
     def leave_ImportFrom(
         self, original: cst.ImportFrom, updated: cst.ImportFrom

@@ -4,11 +4,12 @@
 
 TensorFlow programs run with --tf-python (a venv with `pip install tensorflow`, 2.21 here);
 torch, tensorboardX and Lightning programs with this interpreter. Each logdir is kept as a
-compact digest (see digest.py) in references/<program>.json. Two originals cannot run on any
+compact digest (see digest.py) in references/<program>.json. Three originals cannot run on any
 TensorFlow that installs today: tf.contrib is gone since TF 2.0, and TF 2's
-tf.compat.v1.summary.FileWriter refuses eager execution. Their references are written from
-what those APIs documented (contrib: ops write at the global step when recording is on;
-TF 1.x: one simple_value / histo per op per merge_all), marked "documented".
+tf.compat.v1.summary.FileWriter refuses eager execution (both TF 1.x eager-style programs).
+Their references are written from what those APIs documented (contrib: ops write at the
+global step when recording is on; TF 1.x: one simple_value / histo / image per op per
+merge_all), marked "documented".
 """
 
 from __future__ import annotations
@@ -40,11 +41,21 @@ DOCUMENTED = {
             "scalars/final": [[100, 9.0]],
         }
     },
-    # One value per op per merge_all, at the step given to add_summary.
+    # One value per op per merge_all, at the step given to add_summary; one image tagged
+    # name/image (max_outputs=1).
     "tf1_eager_style": {
         ".": {
             "scalars/loss": [[0, 2.0], [1, 1.0], [2, 0.0]],
             "histograms/values": [[0, [3.0, 0.0, 2.0]], [1, [3.0, 1.0, 2.0]], [2, [3.0, 1.0, 2.0]]],
+            "images/frame/image": [[0, 1], [1, 1], [2, 1]],
+        }
+    },
+    # The op made before the loop goes into the first merge_all only (step 0); family "train"
+    # makes the tag train/train/loss.
+    "tf1_eager_kept": {
+        ".": {
+            "text/config": [[0, "lr=0.1"]],
+            "scalars/train/train/loss": [[0, 1.0], [10, 0.5], [20, 0.33333]],
         }
     },
 }
