@@ -240,12 +240,7 @@ class Engine:
                 self._wait_for_worker(self._joined, "close", timeout)
             finally:
                 self.closed = True
-                try:
-                    for files in self._side_files:
-                        files.flush()
-                    self.file.close()  # an object store's file uploads the rest here
-                except OSError as error:
-                    self._record_error(error)
+                self._flush_files(close=True)  # an object store's file uploads the rest here
 
         self._settle(wait, quiet)
 
@@ -368,10 +363,21 @@ class Engine:
             return
         self._written += count
 
+    def _flush_files(self, close: bool = False) -> None:
+        """Flush the side files and flush (or close) the run's file, each on its own: a
+        failure is recorded and does not keep the others from going."""
+        for call in (
+            *(files.flush for files in self._side_files),
+            self.file.close if close else self.file.flush,
+        ):
+            try:
+                call()
+            except OSError as error:
+                self._record_error(error)
+
     def _complete_flush(self, fsync: bool, done: threading.Event) -> None:
         try:
-            for files in (*self._side_files, self.file):
-                files.flush()  # an object store's file uploads what it gathered
+            self._flush_files()  # an object store's files upload what they gathered
             if fsync:
                 self.file.sync()
         except OSError as error:
