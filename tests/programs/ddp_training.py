@@ -34,4 +34,5 @@ with writer.as_default():
 writer.close()
 with open(f"{out}/rank{rank}.json", "w") as file:
     json.dump({"rank": rank, "local": local_losses, "reduced": reduced, "noop": writer.path is None}, file)
+dist.barrier()  # tear gloo down together: a rank leaving early can abort the other
 dist.destroy_process_group()
