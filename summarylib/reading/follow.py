@@ -16,7 +16,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from summarylib.reading import storage
 from summarylib.reading.discovery import find_sources
 from summarylib.reading.file_scan import scan
 from summarylib.reading.problems import CORRUPT, CorruptRecordError, Problem, ReadStatus
@@ -159,9 +158,7 @@ class Reader:
         once handed out. `keep_events` keeps the non-summary events too (for inspection)."""
         for run, files in self.runs().items():
             state = self._states.setdefault(run, RunState())
-            for index, path in enumerate(files):
-                ahead = files[index : index + storage.PREFETCH_FILES]  # this file and the next
-                storage.prefetch([name for name in ahead if name not in self._cursors])
+            for path in files:
                 cursor = self._cursors.setdefault(path, _Cursor(path))
                 yield from self._file_batches(run, cursor, state, keep_events)
 

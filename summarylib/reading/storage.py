@@ -10,18 +10,13 @@ import contextlib
 import io
 import os
 import posixpath
-import time
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from summarylib.writer.filesystems import is_url, local_path, remote
 
 # Bytes fetched per request from a remote file: few round trips, bounded memory.
 REMOTE_BLOCK = 16 << 20
-# Remote files fetched ahead of the reader, at once, and how long what they fetched is used.
-PREFETCH_FILES = 4
-PREFETCH_FRESH_SECONDS = 10.0
 
 
 @contextlib.contextmanager
@@ -32,50 +27,12 @@ def open_binary(path: str) -> Iterator[tuple[Any, int]]:
             yield file, os.fstat(file.fileno()).st_size
         return
     fs, inner = remote(path, None, "summarylib.reader")
-    fetched = _prefetched.pop(path, None)
-    fresh = fetched is not None and time.monotonic() - fetched[0] < PREFETCH_FRESH_SECONDS
-    head = fetched[1].result() if fresh else _head(path)
+    head = fs.cat_file(inner, start=0, end=REMOTE_BLOCK)
     if len(head) < REMOTE_BLOCK:  # the whole file, in one request (segments usually are)
         yield io.BytesIO(head), len(head)
         return
     with fs.open(inner, "rb", block_size=REMOTE_BLOCK, cache_type="readahead") as file:
         yield file, file.size
-
-
-def prefetch(paths: list[str]) -> None:
-    """Start fetching the first range of each remote file in `paths` at once, for the
-    `open_binary` that follows: a run of many small segment objects then costs about one
-    round trip, not one per object. Local paths are left alone."""
-    for path in paths:
-        if is_url(path) and path not in _prefetched:
-            _prefetched[path] = (time.monotonic(), _pool().submit(_head, path))
-
-
-def _head(path: str) -> bytes:
-    fs, inner = remote(path, None, "summarylib.reader")
-    return fs.cat_file(inner, start=0, end=REMOTE_BLOCK)
-
-
-# path -> (when the fetch started, its future); older ones are fetched again, in case
-# the file grew (a reader that stopped early leaves some behind).
-_prefetched: dict[str, tuple[float, Future]] = {}
-_executor: ThreadPoolExecutor | None = None
-
-
-def _pool() -> ThreadPoolExecutor:
-    global _executor
-    if _executor is None:
-        _executor = ThreadPoolExecutor(max_workers=PREFETCH_FILES, thread_name_prefix="summarylib-prefetch")
-    return _executor
-
-
-def _forget_after_fork() -> None:
-    global _executor
-    _executor = None
-    _prefetched.clear()
-
-
-os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def kind(path: str) -> str | None:
