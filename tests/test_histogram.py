@@ -233,6 +233,34 @@ def test_counts_exact_beyond_float32_precision():
     assert rows[:, 2].tolist() == [count - 2, 2]
 
 
+@pytest.mark.parametrize("scale", [0.05, 3.0, 1e-30, 1e30])
+def test_float32_bucketing_differs_only_at_the_edges(scale):
+    """`exact=False` (the model watch's histograms): same edges, same total, and a count
+    differs from TensorFlow's only by values within float32 rounding of an inner edge."""
+    values = (np.random.default_rng(1).standard_normal(200_000) * scale).astype(np.float32)
+    exact = histogram_encoding.bucketize("h", values, 30)
+    fast = histogram_encoding.bucketize("h", values, 30, exact=False)
+    np.testing.assert_array_equal(fast[:, :2], exact[:, :2])
+    assert fast[:, 2].sum() == values.size
+    edges = exact[1:, 0]
+    rounding = 4 * np.spacing(np.abs(edges).astype(np.float32))
+    near = np.abs(values[:, None].astype(np.float64) - edges) <= rounding
+    assert np.abs(fast[:, 2] - exact[:, 2]).sum() <= 2 * near.sum()
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array([-3e38, 0.0, 3e38], np.float32),  # a range beyond float32
+        np.array([0.0, 1e-45, 3e-45], np.float32),  # subnormal widths
+        np.linspace(-1, 1, 1001),  # float64 values
+    ],
+)
+def test_float32_bucketing_falls_back_to_exact(values):
+    exact = histogram_encoding.bucketize("h", values, 7)
+    np.testing.assert_array_equal(histogram_encoding.bucketize("h", values, 7, exact=False), exact)
+
+
 BAD_BUCKETS = st.one_of(
     st.integers(max_value=-1),
     st.integers(min_value=2**31),

@@ -82,14 +82,15 @@ class KindViews:
 
     def _histograms(self, grid: GridLayout, values: np.ndarray) -> bytes:
         return b"".join(
-            histogram.summary(f"{self.kind}/{name}", values[offset : offset + size], self._buckets, None)
+            histogram.summary(
+                f"{self.kind}/{name}", values[offset : offset + size], self._buckets, None, exact=False
+            )
             for name, offset, size in zip(grid.names, grid.offsets, grid.sizes, strict=True)
         )
 
     def _variance_summary(self, grid: GridLayout, values: np.ndarray) -> bytes:
-        with self._lock:
-            variance = self._variance.update(values)
-        return grid_summary("images/parameters_variance", variance, grid)
+        with self._lock:  # the variance is a buffer the next update overwrites
+            return grid_summary("images/parameters_variance", self._variance.update(values), grid)
 
 
 _executor: ThreadPoolExecutor | None = None

@@ -174,7 +174,7 @@ def _deflate(data: np.ndarray) -> bytes:
 
 def _chunk(kind: bytes, data: bytes) -> tuple[bytes, bytes, bytes, bytes]:
     """A PNG chunk's parts: length, type, data, CRC-32 of type and data."""
-    return _UINT32.pack(len(data)), kind, data, _UINT32.pack(zlib.crc32(data, zlib.crc32(kind)))
+    return _UINT32.pack(len(data)), kind, data, _UINT32.pack(isal_zlib.crc32(data, isal_zlib.crc32(kind)))
 
 
 _END = _chunk(b"IEND", b"")

@@ -35,6 +35,8 @@ LOW_PERCENTILE, HIGH_PERCENTILE = 0.5, 99.5
 # Percentiles of larger tensors are estimated from this many evenly strided values.
 SAMPLE_SIZE = 16_384
 _LEVELS = 254  # pixel values 1..255 hold values; 0 is "no value"
+# Values an elementwise pass works on at once: its float temporaries stay in the cache.
+_BLOCK = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -114,20 +116,32 @@ def normalized(values: np.ndarray) -> np.ndarray:
     return result
 
 
-def _pixels(values: np.ndarray) -> np.ndarray:
-    """uint8 gray levels of one band (1..255; 0 for NaN and ±Inf)."""
+def _pixels_into(values: np.ndarray, out: np.ndarray) -> None:
+    """The uint8 gray levels of one band into `out`: 1..255, 0 for NaN and ±Inf."""
     low, high = band_range(values)
     if high > low:
-        scaled = (values - np.float32(low)) * np.float32(_LEVELS / (high - low))
+        _scale_into(values, low, high, out)
     else:
-        scaled = np.full(values.shape, _LEVELS / 2, np.float32)
-    with np.errstate(invalid="ignore"):
-        np.clip(scaled, 0, _LEVELS, out=scaled)
-        np.add(scaled, 1.5, out=scaled)
-        pixels = scaled.astype(np.uint8)  # truncating x + 1.5 rounds x + 1 to the nearest level
+        out[:] = 1 + _LEVELS // 2  # a constant band
     if not np.isfinite(np.add.reduce(values)):  # a finite sum can overflow: only a check
-        pixels[~np.isfinite(values)] = 0
-    return pixels
+        out[~np.isfinite(values)] = 0
+
+
+def _scale_into(values: np.ndarray, low: float, high: float, out: np.ndarray) -> None:
+    """`low..high` to levels 1..255 (clipped, rounded) into `out`, a block at a time so
+    the float temporaries stay in the cache."""
+    dtype = np.float64 if values.dtype == np.float64 else np.float32
+    scale, low = dtype(_LEVELS / (high - low)), dtype(low)
+    scratch = np.empty(min(_BLOCK, values.size), dtype)
+    with np.errstate(invalid="ignore"):
+        for start in range(0, values.size, _BLOCK):
+            chunk = values[start : start + _BLOCK]
+            scaled = scratch[: chunk.size]
+            np.subtract(chunk, low, out=scaled)
+            np.multiply(scaled, scale, out=scaled)
+            np.clip(scaled, 0, _LEVELS, out=scaled)
+            np.add(scaled, 1.5, out=scaled)
+            np.copyto(out[start : start + _BLOCK], scaled, casting="unsafe")  # truncating rounds x + 1
 
 
 def grid_pixels(values: np.ndarray, grid: GridLayout) -> np.ndarray:
@@ -142,7 +156,7 @@ def grid_pixels(values: np.ndarray, grid: GridLayout) -> np.ndarray:
     for offset, size, row in zip(grid.offsets, grid.sizes, grid.rows, strict=True):
         if size:
             start = row * grid.width
-            canvas[start : start + size] = _pixels(values[offset : offset + size])
+            _pixels_into(values[offset : offset + size], canvas[start : start + size])
     return canvas.reshape(grid.height, grid.width)
 
 
@@ -182,37 +196,66 @@ class RunningVariance:
         self._window = window
         self._kept: list[np.ndarray] = []
         self._next = 0
-        self._reference = self._sum = self._squares = self._scratch = np.zeros(0, np.float32)
+        self._reference = self._sum = self._squares = self._variance = np.zeros(0, np.float32)
 
     def update(self, values: np.ndarray) -> np.ndarray:
-        """Add `values` (dropping the oldest beyond the window); the float32 variance now."""
+        """Add `values` (dropping the oldest beyond the window); the float32 variance now,
+        in a buffer that the next update overwrites."""
         values = np.asarray(values, dtype=np.float32).reshape(-1)
         if self._sum.size != values.size:
             self._kept, self._next = [], 0
             self._reference = values.copy()
-            self._sum, self._squares, self._scratch = (np.zeros(values.size, np.float32) for _ in range(3))
+            self._sum, self._squares, self._variance = (np.zeros(values.size, np.float32) for _ in range(3))
+        oldest = None
         if len(self._kept) < self._window:
             self._kept.append(values.copy())
         else:
-            self._add(self._kept[self._next], np.subtract)
-            np.copyto(self._kept[self._next], values)
-        self._add(values, np.add)
+            oldest = self._kept[self._next]
         self._next = (self._next + 1) % self._window
-        if self._next == 0:
+        if self._next == 0:  # the window wraps: start over from the kept arrays
+            if oldest is not None:
+                np.copyto(oldest, values)
             np.copyto(self._reference, values)
             self._sum[:] = self._squares[:] = 0
-            for kept in self._kept:
-                self._add(kept, np.add)
-        # sum(d^2) / n - (sum(d) / n)^2 of the differences d, clipped at 0 (rounding)
-        count = len(self._kept)
-        variance = np.multiply(self._sum, 1.0 / count, dtype=np.float32)
-        np.square(variance, out=variance)
-        np.subtract(np.multiply(self._squares, 1.0 / count, out=self._scratch), variance, out=variance)
-        np.maximum(variance, 0, out=variance)
-        return variance
+            for index, kept in enumerate(self._kept):
+                self._blocks(kept, None, last=index == len(self._kept) - 1)
+        else:
+            self._blocks(values, oldest, last=True)
+        return self._variance
 
-    def _add(self, values: np.ndarray, operation: np.ufunc) -> None:
-        np.subtract(values, self._reference, out=self._scratch)
-        operation(self._sum, self._scratch, out=self._sum)
-        np.square(self._scratch, out=self._scratch)
-        operation(self._squares, self._scratch, out=self._squares)
+    def _blocks(self, values: np.ndarray, oldest: np.ndarray | None, last: bool) -> None:
+        """Add `values` to the sums and take `oldest` out of them (and then replace it by
+        `values`), and if `last` compute the variance, a block at a time."""
+        scratch = np.empty(min(_BLOCK, values.size), np.float32)
+        inverse_count = np.float32(1.0 / len(self._kept))
+        for start in range(0, values.size, _BLOCK):
+            part = slice(start, start + _BLOCK)
+            total, squares, reference = self._sum[part], self._squares[part], self._reference[part]
+            difference = scratch[: total.size]
+            if oldest is not None:
+                _accumulate(oldest[part], reference, total, squares, difference, np.subtract)
+                np.copyto(oldest[part], values[part])
+            _accumulate(values[part], reference, total, squares, difference, np.add)
+            if last:
+                # sum(d^2) / n - (sum(d) / n)^2 of the differences d, clipped at 0 (rounding)
+                variance = self._variance[part]
+                np.multiply(total, inverse_count, out=difference)
+                np.square(difference, out=difference)
+                np.multiply(squares, inverse_count, out=variance)
+                np.subtract(variance, difference, out=variance)
+                np.maximum(variance, 0, out=variance)
+
+
+def _accumulate(
+    values: np.ndarray,
+    reference: np.ndarray,
+    total: np.ndarray,
+    squares: np.ndarray,
+    difference: np.ndarray,
+    operation: np.ufunc,
+) -> None:
+    """Add (or subtract) `values - reference` and its square to `total` and `squares`."""
+    np.subtract(values, reference, out=difference)
+    operation(total, difference, out=total)
+    np.square(difference, out=difference)
+    operation(squares, difference, out=squares)

@@ -57,9 +57,11 @@ def _flat_snapshot(tensors: Sequence[torch.Tensor]) -> tuple[np.ndarray, Callabl
     """The tensors flattened into one new float32 numpy buffer, and what the writer's thread
     must call before reading it (the wait for a device-to-host copy), or None."""
     device = tensors[0].device
+    if all(t.device.type == "cpu" for t in tensors):
+        # numpy's copy: one thread, where torch.cat would wake its intra-op threads, which
+        # then spin against the writer's threads for the cores.
+        return np.concatenate([t.detach().reshape(-1).to(torch.float32).numpy() for t in tensors]), None
     flat = torch.cat([t.detach().reshape(-1).to(device, torch.float32) for t in tensors])
-    if device.type == "cpu":
-        return flat.numpy(), None
     host = torch.empty(flat.numel(), dtype=torch.float32, pin_memory=device.type == "cuda")
     host.copy_(flat, non_blocking=True)
     if device.type != "cuda":
