@@ -87,7 +87,9 @@ def test_every_tag_of_a_real_model_reads_back(logdir, name):
     model = make()
     with (
         sl.create_file_writer(logdir) as writer,
-        watch(model, log="all", log_freq=2, images=True, check_numerics=True, writer=writer),
+        watch(
+            model, log="all", log_freq=2, images=True, check_numerics=True, writer=writer, variance_steps=2
+        ),
     ):
         train(model, shape, 5)
     histograms = read_tensors(logdir, "histograms")["."]
@@ -100,10 +102,11 @@ def test_every_tag_of_a_real_model_reads_back(logdir, name):
     images = read_blob_sequences(logdir, "images")["."]
     assert {tag for tag in images if tag.endswith("_variance")} == {"images/parameters_variance"}
     for kind in ("parameters", "gradients", "activations"):
-        for tag in (f"images/{kind}", "images/parameters_variance"):
-            assert [step for step, _ in images[tag]] == [0, 2, 4]
-            png = Image.open(io.BytesIO(images[tag][0][1][2]))
-            assert png.mode == "L"
+        assert [step for step, _ in images[f"images/{kind}"]] == [0, 2, 4]
+    # One variance image per window of variance_steps=2 logged steps, at its last.
+    assert [step for step, _ in images["images/parameters_variance"]] == [2]
+    for tag in images:
+        assert Image.open(io.BytesIO(images[tag][0][1][2])).mode == "L"
     # No NaN: nothing under numerics/.
     assert not any(tag.startswith("numerics/") for tags in read_scalars(logdir).values() for tag in tags)
 
@@ -328,16 +331,29 @@ def test_grid_image_takes_numpy_and_marks_nonfinite_values():
     assert "| 4-4 | b | [4] |" in description
 
 
-def test_running_variance_is_the_variance_of_the_window():
+def test_window_variance_is_the_variance_of_each_window():
     rng = np.random.default_rng(0)
-    variance = tensor_grid.RunningVariance(3)
+    variance = tensor_grid.WindowVariance(3)
     history = []
-    for _ in range(8):
+    for index in range(8):
         values = rng.normal(5, 1, size=50).astype(np.float32)
         history.append(values)
-        np.testing.assert_allclose(
-            variance.update(values), np.var(history[-3:], axis=0), rtol=1e-4, atol=1e-6
-        )
+        result = variance.update(values)
+        if index % 3 < 2:
+            assert result is None
+        else:
+            np.testing.assert_allclose(result, np.var(history[-3:], axis=0), rtol=1e-4, atol=1e-6)
+
+
+def test_window_variance_resolves_small_moves_of_large_weights():
+    """A weight of 0.05 moving by about 1e-5 a step: variance ~1e-10, far below float32's
+    resolution of the weight's square."""
+    rng = np.random.default_rng(0)
+    steps = 0.05 + np.cumsum(rng.normal(0, 1e-5, size=(10, 1000)), axis=0)
+    variance = tensor_grid.WindowVariance(10)
+    for values in steps[:-1]:
+        assert variance.update(values) is None
+    np.testing.assert_allclose(variance.update(steps[-1]), np.var(steps, axis=0), rtol=1e-2)
 
 
 def test_finite_values_that_overflow_a_sum_are_not_reported(logdir):

@@ -27,7 +27,9 @@ DATA = (np.random.default_rng(0).normal(size=(12, 4)).astype("float32"), np.ones
 def test_weights_and_gradients_every_log_freq_batches(logdir):
     built = model()
     with sl.create_file_writer(logdir) as writer:
-        watch = Watch(log="all", log_freq=2, images=True, check_numerics=True, writer=writer)
+        watch = Watch(
+            log="all", log_freq=2, images=True, check_numerics=True, writer=writer, variance_steps=2
+        )
         built.fit(*DATA, batch_size=2, epochs=1, verbose=0, callbacks=[watch])
     assert watch.step == 6
     histograms = read_tensors(logdir, "histograms")["."]

@@ -2,10 +2,9 @@
 at one logged step, made on the writer's thread from one flat float32 snapshot: a
 histogram per tensor (`<kind>/<name>`), and with images the grid image of all of them
 (`images/<kind>`, see summarylib.ops.tensor_grid) and, for parameters, the grid of
-their per-element variance over the last logged steps (`images/parameters_variance`:
-which weights still move). The variance view is the costliest part (a running sum over
-the window), so the other kinds, whose per-step changes are noise more than signal, do
-without it.
+their per-element variance over each window of logged steps, written as the window
+completes (`images/parameters_variance`: which weights still move). The other kinds,
+whose per-step changes are noise more than signal, do without a variance view.
 
 Shared by the PyTorch and Keras watches; knows no framework.
 """
@@ -21,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from summarylib.ops import histogram
-from summarylib.ops.tensor_grid import GridLayout, RunningVariance, grid_summary, layout
+from summarylib.ops.tensor_grid import GridLayout, WindowVariance, grid_summary, layout
 from summarylib.summary_ops import queue_summary
 from summarylib.writer.summary_writer import SummaryWriter
 
@@ -32,14 +31,14 @@ POOL_THREADS = 3
 
 class KindViews:
     """The views of one kind: the layout of the last names and shapes seen (reused while
-    they stay the same) and the running variance, which lives on the writer's thread."""
+    they stay the same) and the window's variance sums, which live on the writer's thread."""
 
     def __init__(self, kind: str, images: bool, variance_steps: int, buckets: int | None) -> None:
         self.kind = kind
         self._images = images
         self._buckets = histogram.DEFAULT_BUCKETS if buckets is None else buckets
         wanted = images and variance_steps > 1 and kind == "parameters"
-        self._variance = RunningVariance(variance_steps) if wanted else None
+        self._variance = WindowVariance(variance_steps) if wanted else None
         self._layout: GridLayout | None = None
         self._lock = threading.Lock()  # the variance's state, should two writers' threads share it
 
@@ -89,8 +88,9 @@ class KindViews:
         )
 
     def _variance_summary(self, grid: GridLayout, values: np.ndarray) -> bytes:
-        with self._lock:  # the variance is a buffer the next update overwrites
-            return grid_summary("images/parameters_variance", self._variance.update(values), grid)
+        with self._lock:
+            variance = self._variance.update(values)
+        return b"" if variance is None else grid_summary("images/parameters_variance", variance, grid)
 
 
 _executor: ThreadPoolExecutor | None = None

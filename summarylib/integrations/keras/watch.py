@@ -54,9 +54,10 @@ class Watch(keras.callbacks.Callback):
     for PyTorch: every `log_freq` training batches (counted across `fit` calls from 0, the
     step written), histograms `parameters/<weight path>` of `model.weights` and
     `gradients/<weight path>` of the trainable weights, and with `images=True` the grid
-    images `images/parameters`, `images/gradients` and `images/parameters_variance` (see
-    summarylib.ops.tensor_grid). Summaries go to `writer`, else to summarylib's default
-    writer at the time (as summarylib's Keras TensorBoard callback sets it during `fit`).
+    images `images/parameters`, `images/gradients` and, once every `variance_steps`
+    logged batches, `images/parameters_variance` (see summarylib.ops.tensor_grid).
+    Summaries go to `writer`, else to summarylib's default writer at the time (as
+    summarylib's Keras TensorBoard callback sets it during `fit`).
 
     Gradients: only on the PyTorch backend, where each variable's tensor keeps the
     batch's gradient (`variable.value.grad`) until the next batch. JAX and TensorFlow

@@ -285,9 +285,9 @@ def watch(
     `images=True`: also one gray image a kind a logged step, `images/<kind>`: every
     tensor a band of a near-square grid, each band normalized on its own (see
     summarylib.ops.tensor_grid; the description lists the bands), and
-    `images/parameters_variance`, the per-element variance of the parameters over the
-    last `variance_steps` logged steps in the same layout (which weights still move; 0
-    or 1 turns it off).
+    `images/parameters_variance`, the per-element variance of the parameters over each
+    `variance_steps` consecutive logged steps in the same layout, written at the last of
+    them (which weights still move; 0 or 1 turns it off).
 
     `check_numerics=True`: the output of every module (in the order they finish) and
     every parameter's gradient (in the order backward accumulates them) is checked for
