@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from summarylib.ops.batch import string_tensor_summary
-from summarylib.ops.image import create_metadata, image_strings
+from summarylib.ops.image import create_metadata
+from summarylib.ops.png import NONE, encode_png
 
 LOW_PERCENTILE, HIGH_PERCENTILE = 0.5, 99.5
 # Percentiles of larger tensors are estimated from this many evenly strided values.
@@ -183,9 +184,14 @@ def grid_image(arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, str]:
 
 def grid_summary(tag: str, values: np.ndarray, grid: GridLayout) -> bytes:
     """The serialized image Summary (PNG, one channel) of `values` laid out by `grid`,
-    with the layout's description; made on the writer's thread."""
-    pixels = grid_pixels(values, grid)[np.newaxis, :, :, np.newaxis]
-    strings = image_strings(pixels, grid.width, grid.height)
+    with the layout's description; made on the writer's thread.
+
+    The PNG rows are not filtered: a grid's neighbouring pixels are rarely neighbouring
+    values of a tensor, and on a model's parameters, gradients and activations unfiltered
+    rows measured the smallest (the usual per-image filter choice picked Average or Sub
+    for gradients and activations, 3 to 10% larger and slower)."""
+    pixels = grid_pixels(values, grid)[:, :, np.newaxis]
+    strings = [str(grid.width).encode(), str(grid.height).encode(), encode_png(pixels, NONE)]
     metadata = create_metadata(grid.description()).SerializeToString()
     return string_tensor_summary(tag, (len(strings),), strings, metadata)
 
