@@ -5,7 +5,12 @@
 For each destination: the caller's µs per `scalar` call, the total µs per call until the
 writer is closed (everything uploaded), bytes uploaded per event byte, and the objects a
 run makes per hour at the default upload interval; then the reader: µs per value reading
-the same run back from the bucket and from disk. Needs the test extra (moto, s3fs).
+the same run back from the bucket and from disk, with the files (segment objects in the
+bucket) and values each read, the same values on both sides. Needs the test extra (moto, s3fs).
+
+moto's server is a Python process on the same cores as the reader, so the reader's figure on
+S3 includes the server's work. s3fs talks to it directly, not through the tests' relay
+(tests/s3_server.py), whose threads would copy every byte inside the process measured.
 """
 
 from __future__ import annotations
@@ -40,11 +45,19 @@ def log_scalars(logdir: str, calls: int, flushes: int) -> tuple[Timing, object]:
 
 
 def read_back(logdir: str) -> tuple[float, int]:
+    """(seconds to read every value of `logdir`, values read)."""
     from summarylib.reader import iter_values
 
     start = clock()
     count = sum(1 for _ in iter_values(logdir))
     return clock() - start, count
+
+
+def files_of(logdir: str) -> int:
+    """The event files (segment objects in a bucket) the reader reads in `logdir`."""
+    from summarylib.reader import find_sources
+
+    return sum(len(files) for files in find_sources(logdir).values())
 
 
 def main() -> None:
@@ -56,7 +69,8 @@ def main() -> None:
     from tests.s3_server import s3_server
 
     rows = []
-    with s3_server(BUCKET), tempfile.TemporaryDirectory() as local_root:
+    with s3_server(BUCKET) as relay, tempfile.TemporaryDirectory() as local_root:
+        os.environ["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{relay.target_port}"  # moto itself
         for name, root in (("local disk", local_root), ("S3 (moto, s3fs)", f"s3://{BUCKET}")):
             runs = [log_scalars(f"{root}/run{i}", args.calls, flushes=10) for i in range(args.repeats)]
             timing = Timing(min(t.caller for t, _ in runs), min(t.total for t, _ in runs))
@@ -65,18 +79,19 @@ def main() -> None:
             ratio = f"{uploaded / event_file.bytes_written:.3f}" if uploaded else "-"
             per_hour = f"{3600_000 // DEFAULT_UPLOAD_MILLIS}" if uploaded else "1 file"
             seconds, count = min(read_back(f"{root}/run{i}") for i in range(args.repeats))
-            rows.append((name, timing, ratio, per_hour, seconds / count))
+            rows.append((name, timing, ratio, per_hour, seconds / count, files_of(f"{root}/run0"), count))
     print(f"{args.calls:,} scalar calls per run, 10 flushes, best of {args.repeats}\n")
     print(
         "| destination | caller µs/call | total µs/call (incl. close) | bytes uploaded / event bytes "
-        "| objects per hour | reader µs/value |"
+        "| objects per hour | reader µs/value | files read | values read |"
     )
-    print("|---|---:|---:|---:|---:|---:|")
-    for name, timing, ratio, per_hour, read in rows:
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, timing, ratio, per_hour, read, files, values in rows:
         print(
             f"| {name} | {timing.caller / args.calls * 1e6:.2f} | {timing.total / args.calls * 1e6:.2f} "
-            f"| {ratio} | {per_hour} | {read * 1e6:.2f} |"
+            f"| {ratio} | {per_hour} | {read * 1e6:.2f} | {files} | {values:,} |"
         )
+    assert rows[0][6] == rows[1][6], "both sides must read the same values"
     local_read, remote_read = rows[0][4], rows[1][4]
     print(f"\n- reader on S3 / reader on disk: {remote_read / local_read:.2f} (goal: at most 2)")
 

@@ -4,15 +4,18 @@ generic fsspec path."""
 
 from __future__ import annotations
 
+import collections
 import os
 import signal
 import subprocess
 import sys
 import time
 
+import boto3
 import fsspec
 import numpy as np
 import pytest
+import s3fs
 
 import summarylib as sl
 from summarylib.compat.torch import SummaryWriter as TorchStyleWriter
@@ -298,3 +301,52 @@ def test_local_paths_with_colons_stay_local(tmp_path, monkeypatch):
     writer.close()
     assert os.listdir(tmp_path / "runs") == ["lr=0.1::seed=1"]
     assert writer.path.startswith(os.path.join("runs", "lr=0.1::seed=1"))
+
+
+def requests_made(monkeypatch) -> collections.Counter:
+    """The S3 requests s3fs makes from now on, by operation."""
+    made = collections.Counter()
+    call = s3fs.core.S3FileSystem._call_s3
+
+    async def counted(self, method, *args, **kwargs):
+        made[method] += 1
+        return await call(self, method, *args, **kwargs)
+
+    monkeypatch.setattr(s3fs.core.S3FileSystem, "_call_s3", counted)
+    return made
+
+
+def test_a_read_of_a_bucket_lists_it_twice_and_gets_each_object_once(url, monkeypatch):
+    writer = sl.create_file_writer(url + "/run")
+    with writer.as_default():
+        for step in range(100):
+            sl.scalar("x", float(step), step=step)
+            if step % 25 == 24:
+                writer.flush()
+    writer.close()
+    segments = objects(url)
+    made = requests_made(monkeypatch)
+    assert steps_of(url) == list(range(100))
+    # Whether the logdir exists, then its whole tree in one listing; no HEAD per object.
+    assert made == {"list_objects_v2": 2, "get_object": len(segments)}
+    made.clear()
+    assert steps_of(f"s3://{segments[0]}") == list(range(25))
+    assert made == {"head_object": 2, "get_object": 1}
+
+
+def test_a_reader_of_a_logdir_sees_what_another_client_adds_to_its_runs(url):
+    writer = sl.create_file_writer(url + "/source")
+    with writer.as_default():
+        for step in range(2):
+            sl.scalar("x", float(step), step=step)
+            writer.flush()
+    writer.close()
+    client = boto3.client("s3")  # not through s3fs, whose listings would be told of the copies
+    reader = Reader(url + "/logdir")
+    seen = []
+    for source in objects(url + "/source"):
+        name = source.rsplit("/", 1)[1]
+        key = f"{url.removeprefix(f's3://{BUCKET}/')}/logdir/run/{name}"
+        client.copy_object(Bucket=BUCKET, Key=key, CopySource=source)
+        seen += [value.step for value in reader.values()]
+    assert seen == [0, 1]

@@ -26,7 +26,7 @@ def find_runs(logdir: str | os.PathLike) -> dict[str, list[str]]:
     fsspec URL (see summarylib.reading.storage)."""
     logdir = os.fspath(logdir)
     runs = {}
-    for directory, _, names in storage.walk(logdir):
+    for directory, names in storage.tree(logdir).items():
         if any("tfevents" in name for name in names):
             files = sorted(join(directory, name) for name in names if is_event_file(name))
             runs[storage.relative(directory, logdir)] = files
@@ -35,9 +35,13 @@ def find_runs(logdir: str | os.PathLike) -> dict[str, list[str]]:
 
 def find_sources(path: str | os.PathLike) -> dict[str, list[str]]:
     """{run: event files} of an event file (run "."), a run directory or a logdir; empty when
-    the path does not exist."""
+    the path does not exist. A path not named like an event file is listed first, as a
+    directory, which on an object store is one request where asking what it is takes two."""
     path = os.fspath(path)
+    named_file = is_event_file(path)
+    if not named_file and (runs := find_runs(path)):
+        return runs
     found = storage.kind(path)
     if found == "file":
         return {".": [path]}
-    return find_runs(path) if found == "directory" else {}
+    return find_runs(path) if found == "directory" and named_file else {}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -113,10 +114,12 @@ def scan(
     check_crc: bool = True,
     tolerant: bool = False,
     chunk_size: int = CHUNK_SIZE,
+    head: Future[bytes] | None = None,
 ) -> Iterator[Records]:
     """The complete records of a file from `start`, in chunks; `status` says where and why
-    reading stopped. Raises CorruptRecordError at corruption unless `tolerant`."""
-    with storage.open_binary(path) as (file, size):
+    reading stopped. Raises CorruptRecordError at corruption unless `tolerant`. `head`: the
+    request for a remote file's first block, if already made (see `storage.open_binary`)."""
+    with storage.open_binary(path, head) as (file, size):
         position = status.end_offset = status.next_offset = start
         want = chunk_size
         while position < size:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
 from itertools import repeat
 from operator import length_hint
@@ -17,6 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from summarylib.reading.discovery import find_sources
+from summarylib.reading.fetch_ahead import FetchAhead
 from summarylib.reading.file_scan import scan
 from summarylib.reading.problems import CORRUPT, CorruptRecordError, Problem, ReadStatus
 from summarylib.reading.records import Records
@@ -155,17 +157,26 @@ class Reader:
 
     def batches(self, keep_events: bool = False) -> Iterator[Batch]:
         """The new values as Rows, a stretch of a file at a time; each batch must be committed
-        once handed out. `keep_events` keeps the non-summary events too (for inspection)."""
-        for run, files in self.runs().items():
-            state = self._states.setdefault(run, RunState())
-            for path in files:
-                cursor = self._cursors.setdefault(path, _Cursor(path))
-                yield from self._file_batches(run, cursor, state, keep_events)
+        once handed out. `keep_events` keeps the non-summary events too (for inspection).
+        Remote files are requested a few ahead of the one being read (see FetchAhead)."""
+        runs = self.runs()
+        ahead = FetchAhead(path for files in runs.values() for path in files)
+        try:
+            for run, files in runs.items():
+                state = self._states.setdefault(run, RunState())
+                for path in files:
+                    cursor = self._cursors.setdefault(path, _Cursor(path))
+                    yield from self._file_batches(run, cursor, state, keep_events, ahead.take(path))
+        finally:
+            ahead.cancel()
 
-    def _file_batches(self, run: str, cursor: _Cursor, state: RunState, keep_events: bool) -> Iterator[Batch]:
+    def _file_batches(
+        self, run: str, cursor: _Cursor, state: RunState, keep_events: bool, head: Future[bytes] | None
+    ) -> Iterator[Batch]:
         status = ReadStatus()
         try:
-            for chunk in scan(cursor.path, status, cursor.offset, self.check_crc, self.tolerant):
+            scanned = scan(cursor.path, status, cursor.offset, self.check_crc, self.tolerant, head=head)
+            for chunk in scanned:
                 rows = _without_handed_out(
                     decode_records(chunk, state, self.names, self._filters, keep_events), cursor
                 )

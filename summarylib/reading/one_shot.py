@@ -11,14 +11,16 @@ from collections.abc import Collection, Iterator
 from typing import Any
 
 from summarylib.reading import storage
+from summarylib.reading.discovery import is_event_file
 from summarylib.reading.follow import Reader, Value
 from summarylib.reading.problems import Problem
 
 
 def _existing(path: str | os.PathLike) -> str:
-    """`path` as a str; FileNotFoundError when it does not exist."""
+    """`path` as a str; FileNotFoundError when it does not exist (a logdir or run is asked
+    about as a directory first: one request on an object store)."""
     path = os.fspath(path)
-    if storage.kind(path) is None:
+    if storage.kind(path, directory_first=not is_event_file(path)) is None:
         raise FileNotFoundError(f"no event file or directory at {path}")
     return path
 

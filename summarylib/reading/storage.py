@@ -11,6 +11,7 @@ import io
 import os
 import posixpath
 from collections.abc import Iterator
+from concurrent.futures import Future
 from typing import Any
 
 from summarylib.writer.filesystems import is_url, local_path, remote
@@ -20,28 +21,33 @@ REMOTE_BLOCK = 16 << 20
 
 
 @contextlib.contextmanager
-def open_binary(path: str) -> Iterator[tuple[Any, int]]:
-    """(file open for reading, its size now)."""
+def open_binary(path: str, head: Future[bytes] | None = None) -> Iterator[tuple[Any, int]]:
+    """(file open for reading, its size now). `head`: the request for a remote file's first
+    block already made (see summarylib.reading.fetch_ahead), instead of making it here."""
     if not is_url(path):
         with open(local_path(path), "rb") as file:
             yield file, os.fstat(file.fileno()).st_size
         return
     fs, inner = remote(path, None, "summarylib.reader")
-    head = fs.cat_file(inner, start=0, end=REMOTE_BLOCK)
-    if len(head) < REMOTE_BLOCK:  # the whole file, in one request (segments usually are)
-        yield io.BytesIO(head), len(head)
+    block = head.result() if head is not None else fs.cat_file(inner, start=0, end=REMOTE_BLOCK)
+    if len(block) < REMOTE_BLOCK:  # the whole file, in one request (segments usually are)
+        yield io.BytesIO(block), len(block)
         return
     with fs.open(inner, "rb", block_size=REMOTE_BLOCK, cache_type="readahead") as file:
         yield file, file.size
 
 
-def kind(path: str) -> str | None:
-    """ "file", "directory", or None when nothing is there."""
+def kind(path: str, directory_first: bool = False) -> str | None:
+    """ "file", "directory", or None when nothing is there. On an object store, asking for a
+    file and finding a directory takes two requests, so `directory_first` (for a path that
+    names a logdir or run rather than an event file) asks first with one listing."""
     if not is_url(path):
         path = local_path(path)
         return "file" if os.path.isfile(path) else "directory" if os.path.isdir(path) else None
     fs, inner = remote(path, None, "summarylib.reader")
     fs.invalidate_cache(inner)
+    if directory_first and fs.isdir(inner):
+        return "directory"
     try:
         found = fs.info(inner)
     except FileNotFoundError:
@@ -57,22 +63,36 @@ def size(path: str) -> int:
     return fs.size(inner)
 
 
-def walk(top: str) -> Iterator[tuple[str, list[str], list[str]]]:
-    """`os.walk` for local paths and URLs alike (directories as the caller spelled them:
-    URLs stay URLs), subdirectories in name order, listings fresh."""
+def tree(top: str) -> dict[str, list[str]]:
+    """{directory: names of the files directly in it} for each directory at or below `top`
+    that holds files (directories as the caller spelled them: URLs stay URLs), listed fresh;
+    empty when `top` is no directory. On an object store the whole tree is one listing (a
+    request per 1000 objects), not one per directory."""
     if not is_url(top):
-        for directory, subdirectories, names in os.walk(local_path(top)):
-            subdirectories.sort()
-            yield directory, subdirectories, names
-        return
+        return {directory: names for directory, _, names in os.walk(local_path(top)) if names}
     fs, inner = remote(top, None, "summarylib.reader")
-    fs.invalidate_cache(inner)
     root = inner.rstrip("/")
+    _forget_listings(fs, root)
     prefix = top.rstrip("/")
-    for directory, subdirectories, names in fs.walk(root):
-        subdirectories.sort()
-        relative = posixpath.relpath(directory.rstrip("/"), root)
-        yield (prefix if relative == "." else f"{prefix}/{relative}"), subdirectories, names
+    found: dict[str, list[str]] = {}
+    for name in fs.find(root):
+        relative = posixpath.relpath(name.rstrip("/"), root)
+        if relative != ".":  # `top` itself, a file
+            directory = posixpath.dirname(relative)
+            found.setdefault(f"{prefix}/{directory}" if directory else prefix, []).append(
+                posixpath.basename(relative)
+            )
+    return found
+
+
+def _forget_listings(fs: Any, root: str) -> None:
+    """Drop the listings `fs` keeps of `root`, its parents and everything below it, so that
+    what is read next (sizes included) is as the store has it now: a live run's new
+    objects are seen in every directory, not only at the top."""
+    fs.invalidate_cache(root)
+    below = root + "/"
+    for directory in [directory for directory in fs.dircache if directory.startswith(below)]:
+        fs.dircache.pop(directory, None)
 
 
 def relative(directory: str, top: str) -> str:
