@@ -350,3 +350,24 @@ def test_a_reader_of_a_logdir_sees_what_another_client_adds_to_its_runs(url):
         client.copy_object(Bucket=BUCKET, Key=key, CopySource=source)
         seen += [value.step for value in reader.values()]
     assert seen == [0, 1]
+
+
+def test_a_following_reader_fetches_each_finished_object_once(url, monkeypatch):
+    """Segment objects do not change: once one is read whole and a newer one exists, later
+    reads fetch only what is new (and the newest object, which may still be followed)."""
+    writer = sl.create_file_writer(url + "/run")
+    reader = Reader(url)
+    made = requests_made(monkeypatch)
+    seen = []
+    with writer.as_default():
+        for step in range(12):
+            sl.scalar("x", float(step), step=step)
+            writer.flush()  # one object per step
+            if step % 4 == 3:
+                made.clear()
+                seen += [value.step for value in reader.values()]
+                # The first read fetches four objects; each later one the previous newest
+                # object again and the four new ones.
+                assert made["get_object"] == (4 if step == 3 else 5)
+    writer.close()
+    assert seen == list(range(12))

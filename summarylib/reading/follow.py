@@ -26,6 +26,7 @@ from summarylib.reading.row_assembly import decode_records
 from summarylib.reading.rows import Filters, Names, Rows, RunState
 from summarylib.reading.table import make_table
 from summarylib.reading.values import decode_value
+from summarylib.writer.filesystems import is_url
 
 
 class Value(NamedTuple):
@@ -49,6 +50,10 @@ class _Cursor:
     offset: int = 0
     skip: int = 0
     tail: Problem | None = None
+    # Read whole, on an object store, while a newer file of its run existed: objects do not
+    # change, and TensorBoard does not return to a file once a newer one exists, so it is
+    # not fetched again.
+    finished: bool = False
 
 
 @dataclass
@@ -159,14 +164,21 @@ class Reader:
         """The new values as Rows, a stretch of a file at a time; each batch must be committed
         once handed out. `keep_events` keeps the non-summary events too (for inspection).
         Remote files are requested a few ahead of the one being read (see FetchAhead)."""
-        runs = self.runs()
-        ahead = FetchAhead(path for files in runs.values() for path in files)
+        runs = {
+            run: [self._cursors.setdefault(path, _Cursor(path)) for path in files]
+            for run, files in self.runs().items()
+        }
+        ahead = FetchAhead(c.path for cursors in runs.values() for c in cursors if not c.finished)
         try:
-            for run, files in runs.items():
+            for run, cursors in runs.items():
                 state = self._states.setdefault(run, RunState())
-                for path in files:
-                    cursor = self._cursors.setdefault(path, _Cursor(path))
-                    yield from self._file_batches(run, cursor, state, keep_events, ahead.take(path))
+                for cursor in cursors:
+                    if cursor.finished:
+                        continue
+                    yield from self._file_batches(run, cursor, state, keep_events, ahead.take(cursor.path))
+                    cursor.finished = (
+                        is_url(cursor.path) and cursor is not cursors[-1] and cursor.tail is None
+                    )
         finally:
             ahead.cancel()
 
