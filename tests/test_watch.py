@@ -183,6 +183,25 @@ def test_remove_restores_every_hook_exactly(logdir):
     assert steps == {0}
 
 
+def test_activation_hooks_are_on_the_model_only_for_logged_steps(logdir):
+    """A forward hook costs every call of its module: between logged steps, none."""
+    model = mlp()
+    leaves = [m for m in model.modules() if not list(m.children())]
+    hooked = []
+    with (
+        sl.create_file_writer(logdir) as writer,
+        watch(model, log="activations", log_freq=3, writer=writer) as handle,
+    ):
+        for _ in range(7):
+            hooked.append(all(len(m._forward_hooks) == 1 for m in leaves))
+            train(model, (4, 8), 1)
+        assert handle.step == 7
+    assert hooked == [True, False, False, True, False, False, True]
+    assert all(not m._forward_hooks for m in leaves)
+    histograms = read_tensors(logdir, "histograms")["."]
+    assert [step for step, _ in histograms["activations/0"]] == [0, 3, 6]
+
+
 class NaNAt(torch.nn.Module):
     """Passes its input through, except at one call, where it turns it all into NaN."""
 
@@ -263,7 +282,7 @@ def test_optimizer_steps_and_a_step_callable_set_the_steps(logdir):
         sl.create_file_writer(logdir) as writer,
         watch(
             model,
-            log="parameters",
+            log=["parameters", "gradients"],
             log_freq=2,
             writer=writer,
             optimizer=optimizer,
@@ -277,8 +296,9 @@ def test_optimizer_steps_and_a_step_callable_set_the_steps(logdir):
             optimizer.zero_grad()
             global_step[0] += 1
         assert handle.step == 4
-    series = read_tensors(logdir, "histograms")["."]["parameters/0.weight"]
-    assert [step for step, _ in series] == [100, 102]
+    histograms = read_tensors(logdir, "histograms")["."]
+    for tag in ("parameters/0.weight", "gradients/0.weight"):  # no gradient hooks needed
+        assert [step for step, _ in histograms[tag]] == [100, 102]
 
 
 def test_default_writer_and_record_if(logdir):

@@ -104,22 +104,28 @@ class Watch:
         self._activations: dict[str, torch.Tensor] = {}
         self.nonfinite: NonFinite | None = None
         self._handles: list[Any] = []
+        self._leaves: list[tuple[str, torch.nn.Module]] = []  # watched for activations
+        self._activation_handles: list[Any] = []  # on the leaves during logged steps only
         self._unset_grad_hooks: list[torch.Tensor] = []
         self._install(optimizer)
 
     # -- hooks --------------------------------------------------------------------------
 
     def _install(self, optimizer: torch.optim.Optimizer | None) -> None:
-        for path, module in self._model.named_modules():
-            if "activations" in self._views and not any(True for _ in module.children()):
-                self._handles.append(module.register_forward_hook(self._activation_hook(path)))
-            if self._numerics is not None:
+        if "activations" in self._views:
+            modules = self._model.named_modules()
+            self._leaves = [(path, m) for path, m in modules if not any(True for _ in m.children())]
+            self._hook_activations(self._logging)
+        if self._numerics is not None:
+            for path, module in self._model.named_modules():
                 self._handles.append(module.register_forward_hook(self._output_check(path)))
         if self._numerics is not None:
             self._handles.append(self._model.register_forward_hook(self._end_forward))
+        # Gradient hooks check gradients, and without an optimizer find the end of a step.
+        hooked = self._numerics is not None or optimizer is None
         module_of = {id(p): path for path, m in self._model.named_modules() for p in m.parameters(False)}
         for name, parameter in self._parameters:
-            if parameter.requires_grad:
+            if hooked and parameter.requires_grad:
                 if parameter._post_accumulate_grad_hooks is None:
                     self._unset_grad_hooks.append(parameter)
                 hook = self._gradient_hook(module_of.get(id(parameter), ""), name.rsplit(".", 1)[-1])
@@ -128,15 +134,24 @@ class Watch:
             self._handles.append(optimizer.register_step_pre_hook(lambda *_: self._end_step()))
         self._after_backward = self._end_step if optimizer is None else None
 
+    def _hook_activations(self, wanted: bool) -> None:
+        """Put the activation hooks on the leaf modules for a logged step, take them off for
+        the others: a forward hook costs every call of its module, logged or not."""
+        if wanted and not self._activation_handles:
+            self._activation_handles = [
+                module.register_forward_hook(self._activation_hook(path)) for path, module in self._leaves
+            ]
+        elif not wanted:
+            for handle in self._activation_handles:
+                handle.remove()
+            self._activation_handles = []
+
     def _activation_hook(self, path: str) -> Callable[..., None]:
         def hook(module: torch.nn.Module, inputs: Any, output: Any) -> None:
-            if self._logging:
-                tensor = _first_tensor(output)
-                if tensor is not None and (tensor.is_floating_point() or tensor.dtype == torch.bool):
-                    # A copy: an in-place op after this module must not change it.
-                    self._activations[path or "output"] = (
-                        tensor.detach().reshape(-1).to(torch.float32, copy=True)
-                    )
+            tensor = _first_tensor(output)
+            if tensor is not None and (tensor.is_floating_point() or tensor.dtype == torch.bool):
+                # A copy: an in-place op after this module must not change it.
+                self._activations[path or "output"] = tensor.detach().reshape(-1).to(torch.float32, copy=True)
 
         return hook
 
@@ -192,6 +207,7 @@ class Watch:
         self._activations = {}
         self._count += 1
         self._logging = self._count % self._log_freq == 0
+        self._hook_activations(self._logging and bool(self._leaves))
 
     def _write_views(self, writer: SummaryWriter, step: int) -> None:
         tensors: dict[str, Iterable[tuple[str, torch.Tensor]]] = {
@@ -235,6 +251,8 @@ class Watch:
         for handle in self._handles:
             handle.remove()
         self._handles = []
+        self._hook_activations(False)
+        self._leaves = []
         for parameter in self._unset_grad_hooks:
             if not parameter._post_accumulate_grad_hooks:
                 parameter._post_accumulate_grad_hooks = None
