@@ -261,6 +261,13 @@ def test_float32_bucketing_falls_back_to_exact(values):
     np.testing.assert_array_equal(histogram_encoding.bucketize("h", values, 7, exact=False), exact)
 
 
+def test_float32_bucketing_of_many_buckets_falls_back_to_exact():
+    """With millions of buckets float32 offsets of the largest value could pass the last."""
+    values = np.array([6.994113e-05, 369.89417], np.float32)
+    rows = histogram_encoding.bucketize("h", values, 10_000_000, exact=False)
+    np.testing.assert_array_equal(rows, histogram_encoding.bucketize("h", values, 10_000_000))
+
+
 BAD_BUCKETS = st.one_of(
     st.integers(max_value=-1),
     st.integers(min_value=2**31),

@@ -20,7 +20,7 @@ import s3fs
 import summarylib as sl
 from summarylib.compat.torch import SummaryWriter as TorchStyleWriter
 from summarylib.inspect import main as inspect_main
-from summarylib.reader import Reader, ReadStatus, iter_events, iter_values
+from summarylib.reader import Reader, ReadStatus, find_sources, iter_events, iter_values
 from tests.s3_server import s3_server
 from tests.tensorboard_data import read_scalars
 
@@ -371,3 +371,45 @@ def test_a_following_reader_fetches_each_finished_object_once(url, monkeypatch):
                 assert made["get_object"] == (4 if step == 3 else 5)
     writer.close()
     assert seen == list(range(12))
+
+
+def local_event_file(directory, steps: range) -> bytes:
+    """The bytes of a local event file holding scalar `x` at `steps`."""
+    writer = sl.create_file_writer(str(directory))
+    with writer.as_default():
+        for step in steps:
+            sl.scalar("x", float(step), step=step)
+    writer.close()
+    return open(writer.path, "rb").read()
+
+
+def test_a_following_reader_rereads_older_files_of_appendable_filesystems(tmp_path):
+    """Only object stores' objects count as finished: on other filesystems an older file
+    may still grow while a newer one exists, and what it gains is read."""
+    fs = fsspec.filesystem("memory")
+    older, newer = "memory://grow/events.out.tfevents.1.a", "memory://grow/events.out.tfevents.2.b"
+    first, later = (
+        local_event_file(tmp_path / "a", range(3)),
+        local_event_file(tmp_path / "b", range(100, 101)),
+    )
+    fs.pipe_file(older, first)
+    fs.pipe_file(newer, later)
+    reader = Reader("memory://grow")
+    assert [value.step for value in reader.values()] == [0, 1, 2, 100]
+    grown = local_event_file(tmp_path / "c", range(3, 6))
+    header_record = 12 + int.from_bytes(grown[:8], "little") + 4  # the file_version event
+    fs.pipe_file(older, first + grown[header_record:])
+    assert [value.step for value in reader.values()] == [3, 4, 5]
+
+
+def test_directory_marker_objects_are_not_event_files(url):
+    """Consoles and some tools make an empty `name/` object for a folder; one named like an
+    event file is still a folder."""
+    bucket_key = url.removeprefix(f"s3://{BUCKET}/")
+    boto3.client("s3").put_object(Bucket=BUCKET, Key=f"{bucket_key}/x.tfevents.d/", Body=b"")
+    writer = sl.create_file_writer(url + "/x.tfevents.d")
+    with writer.as_default():
+        sl.scalar("x", 1.0, step=7)
+    writer.close()
+    assert list(find_sources(url)) == ["x.tfevents.d"]
+    assert steps_of(url) == [7]

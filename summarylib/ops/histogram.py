@@ -52,7 +52,7 @@ DEFAULT_BUCKETS = 30
 # TensorFlow takes the bucket count as an int32.
 MAX_BUCKETS = 2**31 - 1
 
-# Values bucketed per numpy call: the float64 offsets and int64 indices of one block stay in
+# Values bucketed per numpy call: the float offsets and int64 indices of one block stay in
 # the CPU cache, which makes bucketing 1,000,000 values about twice as fast as in one pass.
 _BLOCK = 1 << 16
 _SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
@@ -61,6 +61,9 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 # A float32 range at least this many times float32's smallest normal number has normal
 # bucket widths for any bucket count up to MAX_BUCKETS.
 _FLOAT32_SPAN_MARGIN = 2.0**32
+# Bucket counts up to which float32 offsets of the largest value stay below k + 1 (their
+# rounding is a few parts in 2**24 of k), so it lands in the last bucket.
+_FLOAT32_MAX_BUCKETS = 1 << 16
 # Scales that make a degenerate range bucketable (see _scale_for).
 _WIDE_SCALE = 0.5
 _NARROW_SCALE = 2.0**1000
@@ -171,16 +174,17 @@ def _bucket_counts(
         # Offsets are >= 0, so truncating toward zero is TensorFlow's floor.
         np.copyto(index, offset, casting="unsafe")
         counts += np.bincount(index, minlength=k + 1)
-    # The largest values land on index k (never past it, as width rounds to within an ulp of
-    # (max - min) / k): the last bucket is closed, as TensorFlow's clamp to k - 1 makes it.
+    # The largest values land on index k (never past it: in float64 width rounds to within an
+    # ulp of (max - min) / k, and float32 is used only for few buckets, see _arithmetic): the
+    # last bucket is closed, as TensorFlow's clamp to k - 1 makes it.
     counts[k - 1] += counts[k]
     return counts[:k]
 
 
-def _arithmetic(values: np.ndarray, low: float, high: float, exact: bool) -> type:
+def _arithmetic(values: np.ndarray, low: float, high: float, k: int, exact: bool) -> type:
     """float32 where allowed (not `exact`) and safe (float32 values whose range and bucket
-    widths are normal float32 numbers), else float64."""
-    if exact or values.dtype != np.float32:
+    widths are normal float32 numbers, at most _FLOAT32_MAX_BUCKETS buckets), else float64."""
+    if exact or values.dtype != np.float32 or k > _FLOAT32_MAX_BUCKETS:
         return np.float64
     span = high - low
     return np.float32 if _FLOAT32_TINY * _FLOAT32_SPAN_MARGIN < span < _FLOAT32_MAX else np.float64
@@ -215,7 +219,7 @@ def bucketize(tag: str, values: np.ndarray, k: int, exact: bool = True) -> np.nd
     scale = _scale_for(width)
     if scale != 1.0:
         low, width = low * scale, (high * scale - low * scale) / k
-    arithmetic = _arithmetic(values, low, high, exact) if scale == 1.0 else np.float64
+    arithmetic = _arithmetic(values, low, high, k, exact) if scale == 1.0 else np.float64
     rows[:, 2] = _bucket_counts(values, low, width, scale, k, arithmetic)
     inner_edges = (low + width * np.arange(1, k, dtype=np.float64)) / scale
     rows[1:, 0] = inner_edges

@@ -114,7 +114,9 @@ def _percentile(ordered: np.ndarray, percent: float) -> float:
     below = math.floor(position)
     above = min(below + 1, ordered.size - 1)
     low, high = float(ordered[below]), float(ordered[above])
-    return low + (high - low) * (position - below)
+    fraction = position - below
+    # numpy's form of the interpolation, from the nearer end, so results agree to the bit
+    return high - (high - low) * (1 - fraction) if fraction >= 0.5 else low + (high - low) * fraction
 
 
 def normalized(values: np.ndarray) -> np.ndarray:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from summarylib.reading import storage
 from summarylib.reading.discovery import find_sources
 from summarylib.reading.fetch_ahead import FetchAhead
 from summarylib.reading.file_scan import scan
@@ -26,7 +27,6 @@ from summarylib.reading.row_assembly import decode_records
 from summarylib.reading.rows import Filters, Names, Rows, RunState
 from summarylib.reading.table import make_table
 from summarylib.reading.values import decode_value
-from summarylib.writer.filesystems import is_url
 
 
 class Value(NamedTuple):
@@ -50,9 +50,9 @@ class _Cursor:
     offset: int = 0
     skip: int = 0
     tail: Problem | None = None
-    # Read whole, on an object store, while a newer file of its run existed: objects do not
-    # change, and TensorBoard does not return to a file once a newer one exists, so it is
-    # not fetched again.
+    # Read whole, on an object store, while a newer object of its run existed: not fetched
+    # again. summarylib's writer uploads each object once, whole, and a writer that rewrites
+    # its object (TensorFlow's) has moved on to the newer one.
     finished: bool = False
 
 
@@ -176,9 +176,8 @@ class Reader:
                     if cursor.finished:
                         continue
                     yield from self._file_batches(run, cursor, state, keep_events, ahead.take(cursor.path))
-                    cursor.finished = (
-                        is_url(cursor.path) and cursor is not cursors[-1] and cursor.tail is None
-                    )
+                    newer = cursor is not cursors[-1]
+                    cursor.finished = newer and cursor.tail is None and storage.on_object_store(cursor.path)
         finally:
             ahead.cancel()
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from concurrent.futures import Future
 from typing import Any
 
-from summarylib.writer.filesystems import is_url, local_path, remote
+from summarylib.writer.filesystems import is_object_store, is_url, local_path, remote
 
 # Bytes fetched per request from a remote file: few round trips, bounded memory.
 REMOTE_BLOCK = 16 << 20
@@ -35,6 +35,12 @@ def open_binary(path: str, head: Future[bytes] | None = None) -> Iterator[tuple[
         return
     with fs.open(inner, "rb", block_size=REMOTE_BLOCK, cache_type="readahead") as file:
         yield file, file.size
+
+
+def on_object_store(path: str) -> bool:
+    """Whether `path` is a URL of an object store (S3, GCS, Azure Blob, ...), whose objects
+    are written whole and never appended to."""
+    return is_url(path) and is_object_store(remote(path, None, "summarylib.reader")[0])
 
 
 def kind(path: str, directory_first: bool = False) -> str | None:
@@ -75,8 +81,10 @@ def tree(top: str) -> dict[str, list[str]]:
     _forget_listings(fs, root)
     prefix = top.rstrip("/")
     found: dict[str, list[str]] = {}
-    for name in fs.find(root):
-        relative = posixpath.relpath(name.rstrip("/"), root)
+    for name, info in fs.find(root, detail=True).items():
+        if info.get("type") == "directory" or name.endswith("/"):  # a directory marker object
+            continue
+        relative = posixpath.relpath(name, root)
         if relative != ".":  # `top` itself, a file
             directory = posixpath.dirname(relative)
             found.setdefault(f"{prefix}/{directory}" if directory else prefix, []).append(

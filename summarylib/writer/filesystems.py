@@ -124,8 +124,13 @@ def subdirectories(path: str) -> list[str]:
 _OBJECT_STORES = frozenset({"s3", "s3a", "gs", "gcs", "az", "abfs", "abfss", "adl", "oss", "r2"})
 
 
+def is_object_store(fs: Any) -> bool:
+    """Whether `fs` (an fsspec filesystem) is an object store: no directories, no appends."""
+    protocols = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
+    return bool(_OBJECT_STORES.intersection(protocols))
+
+
 def make_directory(fs: Any, path: str) -> None:
     """Make directory `path` of `fs` if the filesystem has directories (not on object stores)."""
-    protocols = fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)
-    if not _OBJECT_STORES.intersection(protocols):
+    if not is_object_store(fs):
         fs.makedirs(path, exist_ok=True)

@@ -60,7 +60,7 @@ def _flat_snapshot(tensors: Sequence[torch.Tensor]) -> tuple[np.ndarray, Callabl
     if all(t.device.type == "cpu" for t in tensors):
         # numpy's copy: one thread, where torch.cat would wake its intra-op threads, which
         # then spin against the writer's threads for the cores.
-        return np.concatenate([t.detach().reshape(-1).to(torch.float32).numpy() for t in tensors]), None
+        return np.concatenate([t.reshape(-1).to(torch.float32).numpy(force=True) for t in tensors]), None
     flat = torch.cat([t.detach().reshape(-1).to(device, torch.float32) for t in tensors])
     host = torch.empty(flat.numel(), dtype=torch.float32, pin_memory=device.type == "cuda")
     host.copy_(flat, non_blocking=True)
