@@ -119,7 +119,6 @@ class Watch:
         if self._numerics is not None:
             for path, module in self._model.named_modules():
                 self._handles.append(module.register_forward_hook(self._output_check(path)))
-        if self._numerics is not None:
             self._handles.append(self._model.register_forward_hook(self._end_forward))
         # Gradient hooks check gradients, and without an optimizer find the end of a step.
         hooked = self._numerics is not None or optimizer is None
@@ -207,7 +206,7 @@ class Watch:
         self._activations = {}
         self._count += 1
         self._logging = self._count % self._log_freq == 0
-        self._hook_activations(self._logging and bool(self._leaves))
+        self._hook_activations(self._logging)
 
     def _write_views(self, writer: SummaryWriter, step: int) -> None:
         tensors: dict[str, Iterable[tuple[str, torch.Tensor]]] = {
