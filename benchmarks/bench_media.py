@@ -14,10 +14,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Callable
 
 import numpy as np
 from common import Timing, available, best_of, compare, summarylib_run, writer_run
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.images import photo
 
 SAMPLE_RATE = 44100
 
@@ -34,22 +38,7 @@ def smooth_images() -> np.ndarray:
 
 def photo_images() -> np.ndarray:
     """Photo-like: smooth colour fields, a few hard-edged discs, sensor noise."""
-    rng = np.random.default_rng(0)
-    y, x = np.mgrid[0:256, 0:256] / 256
-    batch = np.zeros((4, 256, 256, 3))
-    for image in batch:
-        for channel in range(3):
-            for _ in range(12):
-                fx, fy = rng.uniform(-6, 6, 2)
-                wave = np.sin(2 * np.pi * (fx * x + fy * y) + rng.uniform(0, 6.3))
-                image[..., channel] += rng.uniform(0.2, 1) / (1 + abs(fx) + abs(fy)) * wave
-        image[:] = (image - image.min()) / np.ptp(image) * 200 + 25
-        for _ in range(6):
-            cy, cx, r = rng.uniform(0, 1, 3)
-            disc = (y - cy) ** 2 + (x - cx) ** 2 < (0.05 + 0.15 * r) ** 2
-            image[disc] = image[disc] * 0.6 + rng.uniform(0, 100, 3)
-    batch += rng.normal(0, 3, batch.shape)
-    return np.clip(batch, 0, 255).astype(np.uint8)
+    return np.stack([photo(seed=seed) for seed in range(4)])
 
 
 def plot_images() -> np.ndarray:
