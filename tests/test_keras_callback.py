@@ -293,8 +293,3 @@ def test_unknown_embedding_layer_in_metadata(logdir):
     callback = TensorBoard(logdir, embeddings_freq=1, embeddings_metadata={"nope": "labels.tsv"})
     with pytest.raises(ValueError, match="'nope'"):
         callback.set_model(make_model())
-
-
-def test_importing_summarylib_imports_no_keras():
-    code = "import sys, summarylib, summarylib.integrations.keras.weights; print('keras' in sys.modules)"
-    assert subprocess.check_output([sys.executable, "-c", code], cwd=ROOT, text=True).strip() == "False"

@@ -222,14 +222,6 @@ def test_json_report(tmp_path: Path, capsys) -> None:
     assert files[0]["diff"].startswith("--- a/")
 
 
-def test_importing_summarylib_does_not_import_libcst() -> None:
-    code = (
-        "import sys, summarylib\n"
-        "assert 'libcst' not in sys.modules and 'summarylib.migrate' not in sys.modules"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True)
-
-
 def test_missing_libcst_names_the_extra() -> None:
     code = (
         "import sys; sys.modules['libcst'] = None\n"
