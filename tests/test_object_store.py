@@ -413,3 +413,27 @@ def test_directory_marker_objects_are_not_event_files(url):
     writer.close()
     assert list(find_sources(url)) == ["x.tfevents.d"]
     assert steps_of(url) == [7]
+
+
+def test_objects_fetched_ahead_are_dropped_when_a_read_stops_early(url):
+    from summarylib.reading.fetch_ahead import FetchAhead
+
+    writer = sl.create_file_writer(url + "/run")
+    with writer.as_default():
+        for step in range(8):
+            sl.scalar("x", float(step), step=step)
+            writer.flush()
+    writer.close()
+    paths = [f"s3://{key}" for key in objects(url)]
+    ahead = FetchAhead(paths, window=4)
+    first = ahead.take(paths[0])
+    assert first is not None and first.result()[:8]  # the first object's bytes
+    pending = list(ahead._pending.values())
+    assert len(pending) == 4  # the next four, requested while the first is read
+    ahead.cancel()
+    for request in pending:
+        assert request.cancelled() or request.done()
+    assert ahead.take(paths[1]) is None  # nothing left: read when opened, as without fetching ahead
+    reader = Reader(url)
+    assert next(iter(reader.values())).step == 0  # stopped after one value ...
+    assert [value.step for value in reader.values()] == list(range(1, 8))  # ... and the rest follows
