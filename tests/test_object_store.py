@@ -316,14 +316,19 @@ def requests_made(monkeypatch) -> collections.Counter:
     return made
 
 
-def test_a_read_of_a_bucket_lists_it_twice_and_gets_each_object_once(url, monkeypatch):
-    writer = sl.create_file_writer(url + "/run")
+def write_segments(run: str, steps: int, every: int = 1) -> None:
+    """Scalar `x` at steps 0..steps-1 into `run`, a segment object per `every` steps."""
+    writer = sl.create_file_writer(run)
     with writer.as_default():
-        for step in range(100):
+        for step in range(steps):
             sl.scalar("x", float(step), step=step)
-            if step % 25 == 24:
+            if step % every == every - 1:
                 writer.flush()
     writer.close()
+
+
+def test_a_read_of_a_bucket_lists_it_twice_and_gets_each_object_once(url, monkeypatch):
+    write_segments(url + "/run", 100, every=25)
     segments = objects(url)
     made = requests_made(monkeypatch)
     assert steps_of(url) == list(range(100))
@@ -335,12 +340,7 @@ def test_a_read_of_a_bucket_lists_it_twice_and_gets_each_object_once(url, monkey
 
 
 def test_a_reader_of_a_logdir_sees_what_another_client_adds_to_its_runs(url):
-    writer = sl.create_file_writer(url + "/source")
-    with writer.as_default():
-        for step in range(2):
-            sl.scalar("x", float(step), step=step)
-            writer.flush()
-    writer.close()
+    write_segments(url + "/source", 2)
     client = boto3.client("s3")  # not through s3fs, whose listings would be told of the copies
     reader = Reader(url + "/logdir")
     seen = []
@@ -418,12 +418,7 @@ def test_directory_marker_objects_are_not_event_files(url):
 def test_objects_fetched_ahead_are_dropped_when_a_read_stops_early(url):
     from summarylib.reading.fetch_ahead import FetchAhead
 
-    writer = sl.create_file_writer(url + "/run")
-    with writer.as_default():
-        for step in range(8):
-            sl.scalar("x", float(step), step=step)
-            writer.flush()
-    writer.close()
+    write_segments(url + "/run", 8)
     paths = [f"s3://{key}" for key in objects(url)]
     ahead = FetchAhead(paths, window=4)
     first = ahead.take(paths[0])
