@@ -14,8 +14,12 @@ os.environ.setdefault("KERAS_BACKEND", "torch")
 
 # Hypothesis's per-example deadline is a wall-clock assertion: on a loaded machine it fails
 # tests that are correct. Tests never assert times here.
+# Two profiles: "summarylib" (CI: each property a modest number of examples, so the hostile-input
+# suites stay near a minute of CI time) and "long" (SUMMARYLIB_HYPOTHESIS=long: many more
+# examples, for a fuzzing session by hand).
 settings.register_profile("summarylib", deadline=None)
-settings.load_profile("summarylib")
+settings.register_profile("long", deadline=None, max_examples=2000)
+settings.load_profile("long" if os.environ.get("SUMMARYLIB_HYPOTHESIS") == "long" else "summarylib")
 
 
 @pytest.fixture(autouse=True)
