@@ -148,7 +148,7 @@ def test_add_event_and_add_summary_take_tensorboards_protos(tmp_path):
         (lambda w: w.add_text("t", 3), TypeError, "text_string"),
         (lambda w: w.add_pr_curve("p", [0, 2], [0.1, 0.2]), ValueError, "labels"),
         (lambda w: w.add_custom_scalars_marginchart(["a"]), ValueError, "3 tags"),
-        (lambda w: w.add_hparams([("a", 1)], {}), TypeError, "dicts"),
+        (lambda w: w.add_hparams([("a", 1)], {}), TypeError, "argument 'hparam_dict': expected a dict"),
     ],
 )
 def test_bad_input_is_an_error_at_the_call_naming_method_and_argument(tmp_path, call, error, words):

@@ -19,7 +19,7 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
-from summarylib.ops.errors import check_name
+from summarylib.compat.torch.checks import check_tag, check_wall_time
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.summary_ops import queue_summary
 from summarylib.writer.context import resolve_step
@@ -30,6 +30,7 @@ from summarylib.writer.summary_writer import NoopSummaryWriter
 from summarylib.writer.summary_writer import SummaryWriter as _Writer
 
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_MAX_CHECKED_TAGS = 65536  # the cache of checked tags is emptied when it grows past this
 
 
 def default_log_dir(comment: str = "") -> str:
@@ -110,6 +111,7 @@ class WriterCore:
         self._writer: _Writer | _ReopenOnWrite = _ReopenOnWrite(self)
         self._series: SeriesFiles | None = None
         self._own_run_has_hparams = False  # add_hparams: a run holds one session
+        self._checked_tags: set[str] = set()  # tags checked already: a set lookup per call
         self._open()
 
     def _open(self) -> _Writer | NoopSummaryWriter:
@@ -150,13 +152,21 @@ class WriterCore:
         return 0 if global_step is None else resolve_step(op, tag, global_step)
 
     @staticmethod
-    def _wall_time(walltime: float | None) -> float:
-        """The event's wall time: `walltime`, or now when None."""
+    def _wall_time(op: str, tag: Any, walltime: Any) -> float:
+        """The event's wall time: `walltime` (checked: a finite number), or now when None."""
+        walltime = check_wall_time(op, tag, walltime)
         return time.time() if walltime is None else walltime
 
-    @staticmethod
-    def _tag(op: str, tag: Any) -> str:
-        return tag if type(tag) is str and tag else check_name(op, tag)
+    def _tag(self, op: str, tag: Any) -> str:
+        """`tag`, checked to be a non-empty str UTF-8 can encode (once per tag)."""
+        checked = self._checked_tags
+        if type(tag) is str and tag in checked:
+            return tag
+        check_tag(op, tag)
+        if len(checked) >= _MAX_CHECKED_TAGS:
+            checked.clear()
+        checked.add(tag)
+        return tag
 
     def _queue(
         self,
@@ -169,13 +179,14 @@ class WriterCore:
     ) -> None:
         """Queue the Summary `make_summary(*args)` (made on the writer's thread)."""
         step = self._step(op, tag, global_step)
-        queue_summary(self._writer, op, tag, step, make_summary, args, wall_time=walltime)  # type: ignore[arg-type]
+        wall_time = check_wall_time(op, tag, walltime)
+        queue_summary(self._writer, op, tag, step, make_summary, args, wall_time=wall_time)  # type: ignore[arg-type]
 
     def add_event(self, event: Any, step: int | None = None, walltime: float | None = None) -> None:
         """Write an `Event` protobuf (summarylib's, TensorBoard's or torch's) as it is, with
         `walltime` (default now) and, if given, `step`."""
         parsed = event_pb2.Event.FromString(_serialized("add_event", "event", event, event_pb2.Event))
-        parsed.wall_time = self._wall_time(walltime)
+        parsed.wall_time = self._wall_time("add_event", "<event>", walltime)
         if step is not None:
             parsed.step = self._step("add_event", "<event>", step)
         self._writer.write_event(parsed.SerializeToString())
@@ -186,7 +197,8 @@ class WriterCore:
         """Write a `Summary` protobuf (or its bytes) as one event."""
         data = _serialized("add_summary", "summary", summary, summary_pb2.Summary)
         step = self._step("add_summary", "<summary>", global_step)
-        self._writer.submit(event_of_summary, (bytes, data), self._wall_time(walltime), step)
+        wall_time = self._wall_time("add_summary", "<summary>", walltime)
+        self._writer.submit(event_of_summary, (bytes, data), wall_time, step)
 
     def flush(self) -> None:
         """Return once everything logged so far, `add_scalars` series included, is with

@@ -158,4 +158,5 @@ class HistogramMethods(WriterCore):
         )
         data = serialized([summary_pb2.Summary.Value(tag=tag, histo=proto)])
         step = self._step("add_histogram_raw", tag, global_step)
-        self._writer.submit(event_of_summary, (bytes, data), self._wall_time(walltime), step)
+        wall_time = self._wall_time("add_histogram_raw", tag, walltime)
+        self._writer.submit(event_of_summary, (bytes, data), wall_time, step)

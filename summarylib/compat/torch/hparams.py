@@ -14,6 +14,10 @@ holds one session (TensorBoard keeps the first session-start record of a run), s
 second call on the same writer without `run_name`, as in torch's example of a loop of
 trials, goes where torch puts every call: a new run named by the time.
 
+`run_name` must stay inside the log dir and be a directory name (no absolute path, no
+`..` component, no NUL or lone surrogate, components of at most 255 bytes): anything
+else is a ValueError at the call (torch writes wherever it points).
+
 Also unlike torch: bool values are written as booleans (torch writes them as the numbers
 0 and 1) and other values than bool, int, float, str, None, or one-element arrays or
 tensors are a TypeError naming the key.
@@ -26,10 +30,12 @@ import time
 from typing import Any
 
 from summarylib.compat.legacy_scalar import simple_value_event
+from summarylib.compat.torch.checks import check_run_name, check_text
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.scalars import scalar_float
 from summarylib.ops import hparams as encoding
 from summarylib.ops.convert import as_array
+from summarylib.ops.errors import op_error
 from summarylib.ops.hparams_domains import Discrete, HParam, Metric
 from summarylib.writer.event_codec import event_of_summary
 from summarylib.writer.series_files import series_event
@@ -37,10 +43,17 @@ from summarylib.writer.series_files import series_event
 _OP = "add_hparams"
 
 
+def _key(argument: str, name: Any) -> str:
+    """A key of `hparam_dict` or `metric_dict` as its str, checked to be UTF-8 encodable."""
+    return check_text(_OP, str(name), argument, str(name))
+
+
 def _value(name: str, value: Any) -> Any:
     """A hyperparameter value as the hparams op takes it: Python scalars as they are,
     one-element arrays and tensors as their element (torch takes a tensor's first)."""
-    if isinstance(value, (bool, int, float, str)):
+    if isinstance(value, str):
+        return check_text(_OP, name, "hparam_dict", value)
+    if isinstance(value, (bool, int, float)):
         return value
     array = as_array(_OP, name, f"hparam_dict[{name!r}]", value)
     return array.reshape(()).item() if array.size == 1 else value
@@ -48,8 +61,19 @@ def _value(name: str, value: Any) -> Any:
 
 def _domains(hparam_dict: dict, hparam_domain_discrete: Any) -> dict[str, Discrete]:
     """`hparam_domain_discrete` as Discrete domains, checked as torch checks it."""
+    if hparam_domain_discrete is None:
+        return {}
+    if not isinstance(hparam_domain_discrete, dict):
+        raise op_error(
+            TypeError,
+            _OP,
+            encoding.EXPERIMENT_TAG,
+            "hparam_domain_discrete",
+            f"expected None or a dict of hparam name to a list of its values, got "
+            f"{type(hparam_domain_discrete).__name__}",
+        )
     domains = {}
-    for name, values in (hparam_domain_discrete or {}).items():
+    for name, values in hparam_domain_discrete.items():
         if name not in hparam_dict or not isinstance(values, list):
             raise TypeError(
                 f"summarylib.{_OP}: argument 'hparam_domain_discrete': key {name!r}: expected a list of "
@@ -72,13 +96,21 @@ class HParamsMethods(WriterCore):
     ) -> None:
         """Write this run's hyperparameters and the metrics they gave, for the HParams
         dashboard (see the module docstring for where they go)."""
-        if not isinstance(hparam_dict, dict) or not isinstance(metric_dict, dict):
-            raise TypeError(
-                f"summarylib.{_OP}: hparam_dict and metric_dict must be dicts, got "
-                f"{type(hparam_dict).__name__} and {type(metric_dict).__name__}"
-            )
+        for argument, given in (("hparam_dict", hparam_dict), ("metric_dict", metric_dict)):
+            if not isinstance(given, dict):
+                raise op_error(
+                    TypeError,
+                    _OP,
+                    encoding.EXPERIMENT_TAG,
+                    argument,
+                    f"expected a dict, got {type(given).__name__}",
+                )
+        if run_name is not None:
+            run_name = check_run_name(_OP, encoding.EXPERIMENT_TAG, "run_name", run_name)
         values = {
-            str(name): _value(str(name), value) for name, value in hparam_dict.items() if value is not None
+            _key("hparam_dict", name): _value(str(name), value)
+            for name, value in hparam_dict.items()
+            if value is not None
         }
         domains = _domains(hparam_dict, hparam_domain_discrete)
         hparams = [HParam(name, domains.get(name)) for name in values]
@@ -86,7 +118,9 @@ class HParamsMethods(WriterCore):
             (
                 encoding.EXPERIMENT_TAG,
                 encoding.experiment_summary,
-                encoding.prepare_experiment(hparams, [Metric(str(tag)) for tag in metric_dict]),
+                encoding.prepare_experiment(
+                    hparams, [Metric(_key("metric_dict", tag)) for tag in metric_dict]
+                ),
             ),
             (
                 encoding.SESSION_START_INFO_TAG,
@@ -101,7 +135,7 @@ class HParamsMethods(WriterCore):
         ]
         metrics = [(str(tag), scalar_float(_OP, str(tag), value)) for tag, value in metric_dict.items()]
         step = self._step(_OP, encoding.SESSION_START_INFO_TAG, global_step)
-        wall_time = self._wall_time(None)
+        wall_time = time.time()
         if not run_name and self._own_run_has_hparams:
             run_name = str(time.time())  # the run holds one session already: torch's way
         if not run_name:

@@ -10,7 +10,10 @@ float64 one, as torch does).
 `log_dir/<main_tag with '/' as '_'>_<name>` under the tag `main_tag`, as torch does, so
 TensorBoard draws them on one chart; but every series is a file of one `SeriesFiles`
 pool written by this writer's background thread: no thread or queue per series, and at
-most `SeriesFiles.max_open` descriptors open however many series there are.
+most `SeriesFiles.max_open` descriptors open however many series there are. A name
+that would leave the log dir or cannot be a directory (a `..` component, NUL, a lone
+surrogate, a component over 255 bytes: see `checks.check_run_name`) is a ValueError at
+the call, before any series of the call is written.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from summarylib.compat.legacy_scalar import simple_value_event
+from summarylib.compat.torch.checks import check_run_name, check_wall_time
 from summarylib.compat.torch.core import WriterCore
 from summarylib.ops import generic
 from summarylib.ops import scalar as scalar_encoding
@@ -68,11 +72,16 @@ class ScalarMethods(WriterCore):
         double_precision: bool = False,
     ) -> None:
         """Write one scalar: a number, numpy scalar, or one-element array or tensor."""
-        if type(tag) is not str or not tag:
+        if type(tag) is not str or tag not in self._checked_tags:
             tag = self._tag("add_scalar", tag)
         value = scalar_float("add_scalar", tag, scalar_value)
         step = self._step("add_scalar", tag, global_step)
-        wall_time = _now() if walltime is None else walltime
+        if walltime is None:
+            wall_time = _now()
+        elif type(walltime) is float and walltime - walltime == 0.0:  # finite
+            wall_time = walltime
+        else:
+            wall_time = check_wall_time("add_scalar", tag, walltime)
         if not new_style:
             self._writer.submit(simple_value_event, (tag, value), wall_time, step)
         elif double_precision:
@@ -100,18 +109,17 @@ class ScalarMethods(WriterCore):
                 f"expected a dict of series name to value, got {type(tag_scalar_dict).__name__}",
             )
         step = self._step("add_scalars", main_tag, global_step)
-        wall_time = _now() if walltime is None else walltime
-        values = [
-            (str(name), scalar_float("add_scalars", main_tag, v)) for name, v in tag_scalar_dict.items()
-        ]
+        wall_time = self._wall_time("add_scalars", main_tag, walltime)
+        prefix = f"{main_tag.replace('/', '_')}_"
+        runs = []
+        for name, value in tag_scalar_dict.items():
+            run = check_run_name("add_scalars", main_tag, "tag_scalar_dict", prefix + str(name))
+            runs.append((f"{self.log_dir}/{run}", scalar_float("add_scalars", main_tag, value)))
         if self._series is None:  # closed: reopen, as torch does
             self._open()
-        prefix = f"{self.log_dir}/{main_tag.replace('/', '_')}_"
         submit, series = self._writer.submit, self._series
-        for name, value in values:
-            submit(
-                series_event, (series, prefix + name, simple_value_event, (main_tag, value)), wall_time, step
-            )
+        for run, value in runs:
+            submit(series_event, (series, run, simple_value_event, (main_tag, value)), wall_time, step)
 
     def add_tensor(
         self, tag: str, tensor: Any, global_step: int | None = None, walltime: float | None = None

@@ -1,0 +1,112 @@
+"""The checks torch's writer makes at the call on what is not data: strings, wall times
+and the names it turns into directories.
+
+Everything a method accepts must be writable later on the writer's thread, so these run
+on the caller's thread, in the one error shape of `summarylib.ops.errors`:
+
+- strings (tags, text, hparams keys and values, layout titles): a `str` encodable as
+  UTF-8, since protobuf writes strings as UTF-8 (a lone surrogate is not);
+- `walltime`: None (now) or a finite real number (int, float, numpy number), since the
+  event's `wall_time` is a double and TensorBoard sorts by it;
+- the run directories torch makes of `add_scalars`' `main_tag` and keys and of
+  `add_hparams`' `run_name`: relative paths that stay inside the log dir, each component
+  a name a file system holds (no `..`, no NUL, at most 255 bytes), so nothing is written
+  outside the log dir and TensorBoard can list the runs.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import numpy as np
+
+from summarylib.ops.errors import op_error
+
+MAX_NAME_BYTES = 255  # a file name's limit on Linux, macOS and Windows file systems
+
+
+def shown(value: Any, limit: int = 80) -> str:
+    """`repr(value)`, cut to about `limit` characters for an error message."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def check_text(op: str, tag: Any, argument: str, text: Any) -> str:
+    """`text`, a str that UTF-8 can encode; a TypeError or ValueError otherwise."""
+    if not isinstance(text, str):
+        raise op_error(TypeError, op, tag, argument, f"expected a str, got {type(text).__name__}")
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise op_error(
+                ValueError,
+                op,
+                tag,
+                argument,
+                f"expected a UTF-8 encodable str, got {shown(text)} (lone surrogate at {error.start})",
+            ) from None
+    return text
+
+
+def check_tag(op: str, tag: Any) -> str:
+    """A method's tag: a non-empty str that UTF-8 can encode."""
+    if isinstance(tag, str) and not tag:
+        raise op_error(ValueError, op, tag, "tag", "expected a non-empty str, got ''")
+    return check_text(op, tag, "tag", tag)
+
+
+def check_wall_time(op: str, tag: Any, walltime: Any) -> float | None:
+    """`walltime` as the event's wall time: None (now) or a finite real number."""
+    if walltime is None or (type(walltime) is float and walltime - walltime == 0.0):
+        return walltime  # the common cases, cheaply (inf - inf and NaN - NaN are NaN)
+    real = isinstance(walltime, (int, float, np.integer, np.floating)) and not isinstance(walltime, bool)
+    if real:
+        try:
+            seconds = float(walltime)
+        except OverflowError:  # an int past float's range
+            seconds = math.inf
+        if math.isfinite(seconds):
+            return seconds
+    raise op_error(
+        ValueError if real else TypeError,
+        op,
+        tag,
+        "walltime",
+        f"expected None or a finite number of seconds since the epoch, got {type(walltime).__name__} "
+        f"{shown(walltime)}",
+    )
+
+
+def check_run_name(op: str, tag: Any, argument: str, name: str) -> str:
+    """`name`, a directory path made relative to the log dir, checked to stay inside it:
+    not absolute, no `..` component, no NUL, every component at most 255 bytes."""
+    check_text(op, tag, argument, name)
+    if "\0" in name:
+        raise op_error(ValueError, op, tag, argument, f"expected a file name without NUL, got {shown(name)}")
+    if os.path.isabs(name) or name.startswith(("/", os.sep)):
+        raise op_error(
+            ValueError, op, tag, argument, f"expected a path relative to the log dir, got {shown(name)}"
+        )
+    separators = "/" + (os.altsep or "") + os.sep
+    for component in name.translate({ord(c): "/" for c in separators}).split("/"):
+        if component == "..":
+            raise op_error(
+                ValueError,
+                op,
+                tag,
+                argument,
+                f"expected a path inside the log dir (no '..'), got {shown(name)}",
+            )
+        if len(component.encode("utf-8")) > MAX_NAME_BYTES:
+            raise op_error(
+                ValueError,
+                op,
+                tag,
+                argument,
+                f"expected directory names of at most {MAX_NAME_BYTES} bytes, got {shown(name)} with one "
+                f"of {len(component.encode('utf-8'))} bytes",
+            )
+    return name

@@ -1,0 +1,180 @@
+"""compat.torch's writer under hostile arguments (issue 19, items 2a, 3, 8 and 13): what a
+method accepts is written, with its neighbours; what it cannot write is a ValueError or
+TypeError at the call in the one error shape; nothing is written outside the log dir."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from summarylib.compat.torch import SummaryWriter
+from summarylib.reader import iter_values
+from tests.tensorboard_data import read_scalars
+
+
+def tree(root) -> set[str]:
+    """Every path under `root`, relative to it."""
+    return {
+        os.path.relpath(os.path.join(folder, name), root)
+        for folder, folders, files in os.walk(root)
+        for name in folders + files
+    }
+
+
+def neighbours(logdir: str) -> list[int]:
+    """The steps of the valid `add_scalar("ok", ...)` events of the run, as TensorBoard reads them."""
+    return [step for step, _ in read_scalars(logdir).get(".", {}).get("ok", [])]
+
+
+@pytest.fixture
+def writer(tmp_path):
+    """A torch-style writer of `<tmp>/root/logs`, closed at the end."""
+    writer = SummaryWriter(str(tmp_path / "root" / "logs"))
+    yield writer
+    writer.close()
+
+
+def assert_error_shape(error: pytest.ExceptionInfo, method: str, argument: str) -> None:
+    message = str(error.value)
+    assert message.startswith(f"summarylib.{method}: tag "), message
+    assert f"argument '{argument}" in message, message
+
+
+# 2a: walltime -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("walltime", ["yesterday", [1.0], True, object(), 1j])
+@pytest.mark.parametrize("method", ["add_scalar", "add_scalars", "add_histogram", "add_text", "add_summary"])
+def test_a_walltime_that_is_not_a_number_is_a_type_error_and_its_neighbours_are_written(
+    writer, method, walltime
+):
+    calls = {
+        "add_scalar": lambda: writer.add_scalar("loss", 1.0, 1, walltime=walltime),
+        "add_scalars": lambda: writer.add_scalars("loss", {"a": 1.0}, 1, walltime=walltime),
+        "add_histogram": lambda: writer.add_histogram("loss", [1.0, 2.0], 1, walltime=walltime),
+        "add_text": lambda: writer.add_text("loss", "x", 1, walltime=walltime),
+        "add_summary": lambda: writer.add_summary(b"", 1, walltime=walltime),
+    }
+    writer.add_scalar("ok", 1.0, 0)
+    with pytest.raises(TypeError) as error:
+        calls[method]()
+    assert_error_shape(error, method, "walltime")
+    writer.add_scalar("ok", 1.0, 2)
+    writer.flush()  # raised WriterError before: the batch with the bad walltime was dropped
+    assert writer._writer.stats().errors == 0
+    assert neighbours(writer.log_dir) == [0, 2]
+
+
+@pytest.mark.parametrize("walltime", [float("nan"), float("inf"), -float("inf"), np.float32("nan"), 10**400])
+def test_a_walltime_that_is_not_finite_is_a_value_error(writer, walltime):
+    with pytest.raises(ValueError) as error:
+        writer.add_scalar("loss", 1.0, 1, walltime=walltime)
+    assert_error_shape(error, "add_scalar", "walltime")
+
+
+@pytest.mark.parametrize("walltime", [1_700_000_000, 1.7e9, np.float32(1.7e9), np.int64(1_700_000_000), 0])
+def test_walltimes_torch_takes_are_written_as_given(writer, walltime):
+    writer.add_scalar("ok", 1.0, 3, walltime=walltime)
+    writer.flush()
+    (value,) = list(iter_values(writer.log_dir))
+    assert value.wall_time == float(walltime)
+
+
+# 2a: strings --------------------------------------------------------------------------
+
+SURROGATE = "bad\ud800"
+
+
+@pytest.mark.parametrize(
+    ("method", "argument", "call"),
+    [
+        ("add_scalar", "tag", lambda w: w.add_scalar(SURROGATE, 1.0, 1)),
+        ("add_scalar", "tag", lambda w: w.add_scalar(SURROGATE, 1.0, 1, new_style=True)),
+        ("add_scalars", "tag", lambda w: w.add_scalars(SURROGATE, {"a": 1.0}, 1)),
+        ("add_scalars", "tag_scalar_dict", lambda w: w.add_scalars("m", {SURROGATE: 1.0}, 1)),
+        ("add_histogram", "tag", lambda w: w.add_histogram(SURROGATE, [1.0], 1)),
+        ("add_text", "tag", lambda w: w.add_text(SURROGATE, "x", 1)),
+        ("add_image", "tag", lambda w: w.add_image(SURROGATE, np.zeros((3, 2, 2)), 1)),
+        ("add_hparams", "hparam_dict", lambda w: w.add_hparams({SURROGATE: 1}, {"m": 1.0})),
+        ("add_hparams", "hparam_dict", lambda w: w.add_hparams({"lr": SURROGATE}, {"m": 1.0})),
+        ("add_hparams", "metric_dict", lambda w: w.add_hparams({"lr": 1}, {SURROGATE: 1.0})),
+        ("add_hparams", "run_name", lambda w: w.add_hparams({"lr": 1}, {"m": 1.0}, run_name=SURROGATE)),
+    ],
+)
+def test_a_lone_surrogate_in_a_string_argument_is_a_value_error_and_its_neighbours_are_written(
+    writer, method, argument, call
+):
+    writer.add_scalar("ok", 1.0, 0)
+    with pytest.raises(ValueError) as error:
+        call(writer)
+    message = str(error.value)
+    assert message.startswith(f"summarylib.{method}: tag "), message
+    assert f"argument '{argument}" in message, message
+    writer.add_scalar("ok", 1.0, 2)
+    writer.flush()
+    assert writer._writer.stats().errors == 0
+    assert neighbours(writer.log_dir) == [0, 2]
+
+
+# 8: paths -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda w: w.add_scalars("m", {"/../../../../x": 1.0}, 1),
+        lambda w: w.add_scalars("m", {"/../x": 1.0}, 1),
+        lambda w: w.add_scalars("..", {"/../../x": 1.0}, 1),
+        lambda w: w.add_scalars("m", {"a\0b": 1.0}, 1),
+        lambda w: w.add_scalars("m", {"x" * 300: 1.0}, 1),
+        lambda w: w.add_scalars("m", {"ok": 1.0, "/../../y": 2.0}, 1),
+        lambda w: w.add_hparams({"lr": 1}, {"m": 1.0}, run_name="/abs"),
+        lambda w: w.add_hparams({"lr": 1}, {"m": 1.0}, run_name="../../x"),
+        lambda w: w.add_hparams({"lr": 1}, {"m": 1.0}, run_name="a/../../x"),
+        lambda w: w.add_hparams({"lr": 1}, {"m": 1.0}, run_name="trial\udcff"),
+        lambda w: w.add_hparams({"lr": 1}, {"m": 1.0}, run_name="t\0"),
+        lambda w: w.add_hparams({"lr": 1}, {"m": 1.0}, run_name="é" * 128),
+    ],
+)
+def test_run_names_that_leave_the_logdir_or_cannot_be_directories_are_a_value_error(tmp_path, call):
+    writer = SummaryWriter(str(tmp_path / "root" / "logs"))
+    writer.add_scalar("ok", 1.0, 0)
+    writer.flush()
+    before = tree(tmp_path)
+    with pytest.raises(ValueError) as error:
+        call(writer)
+    assert str(error.value).startswith("summarylib.add_"), error.value
+    writer.add_scalar("ok", 1.0, 2)
+    writer.close()  # would raise WriterError for a failed background write
+    assert tree(tmp_path) == before  # no series run, no directory, inside the logdir or out
+    assert neighbours(writer.log_dir) == [0, 2]
+
+
+def test_torch_run_names_of_valid_inputs_are_kept(tmp_path):
+    logdir = str(tmp_path / "logs")
+    with SummaryWriter(logdir) as writer:
+        writer.add_scalars("a/b", {"x": 1.0, "y/z": 2.0, "..": 3.0}, 1)
+        writer.add_scalars("..", {"w": 4.0}, 1)
+        writer.add_hparams({"lr": 0.1}, {"m": 1.0}, run_name="trial/1")
+    runs = read_scalars(logdir)
+    assert {"a_b_x", "a_b_y/z", "a_b_..", ".._w", "trial/1"} <= set(runs)
+    assert runs["a_b_.."]["a/b"] == [(1, 3.0)]
+
+
+# 13: one error shape -----------------------------------------------------------------
+
+
+def test_add_hparams_with_a_domain_that_is_not_a_dict_is_a_type_error(writer):
+    with pytest.raises(TypeError) as error:
+        writer.add_hparams({"lr": 1}, {"m": 1.0}, hparam_domain_discrete=5)
+    assert_error_shape(error, "add_hparams", "hparam_domain_discrete")
+
+
+@pytest.mark.parametrize("argument", ["hparam_dict", "metric_dict"])
+def test_add_hparams_with_dicts_that_are_not_dicts_is_a_type_error(writer, argument):
+    arguments = {"hparam_dict": {"lr": 1}, "metric_dict": {"m": 1.0}, argument: [1]}
+    with pytest.raises(TypeError) as error:
+        writer.add_hparams(**arguments)
+    assert_error_shape(error, "add_hparams", argument)
