@@ -8,6 +8,7 @@ truncating a file another writer owns.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import socket
@@ -56,61 +57,116 @@ def first_event(wall_time: float) -> bytes:
 
 
 class EventFile:
-    """An event file opened for appending framed records, owned by one writer."""
+    """An event file opened for appending framed records, owned by one writer.
+
+    A failed write never leaves a partial record behind a later one: the file is cut back
+    (ftruncate) to its size before the write, its last record boundary, so what follows
+    the failure continues a readable file (TensorBoard stops reading a file at its first
+    partial record). Truncation, rather than a new file for each failure, keeps one file
+    per run across a disk-full episode. If the cut fails too, the file is left behind
+    (its partial record then at its end) and the next write begins a new file.
+
+    The object always has a file to go on with: a file that cannot be created (a logdir
+    that is not a directory for a while, no free inode) is an OSError for the write that
+    needed it, and the next write tries again.
+    """
 
     def __init__(self, logdir: str, suffix: str | None = None, file_names: FileNames = v2_file_names) -> None:
         self.logdir = logdir
         self.suffix = suffix
         self._file_names = file_names
         self.bytes_written = 0
-        self._fd = -1
-        self._create()
+        self._size = 0  # bytes in the file now: its last record boundary
+        self._fresh = False  # the next write begins a new file (the last one is lost or unusable)
+        self._fd, self.path = self._new_file()
 
-    def _create(self) -> None:
+    def _new_file(self) -> tuple[int, str]:
+        """Create the next file of the run and write its first event: (descriptor, path).
+        On failure nothing is left open and no partial file is left behind."""
+        os.makedirs(self.logdir, exist_ok=True)
         now = time.time()
         for name in self._file_names(int(now), socket.gethostname(), self.suffix):
             path = os.path.join(self.logdir, name)
             try:
-                self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o666)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o666)
                 break
             except FileExistsError:
                 continue
-        self.path = path
-        self.write(records.frame(first_event(now)))
+        first = records.frame(first_event(now))
+        try:
+            _write_all(fd, first)
+        except OSError:
+            os.close(fd)
+            with contextlib.suppress(OSError):
+                os.remove(path)
+            raise
+        self._size = len(first)
+        self.bytes_written += len(first)
+        return fd, path
 
     def write(self, data: bytes) -> None:
-        """Hand `data` to the OS, all of it (os.write may write less than asked)."""
+        """Hand `data`, whole records, to the OS: all of it, or (raising OSError) none."""
         if self._fd < 0:
-            self._resume()
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self._fd, view) :]
+            self._open()
+        try:
+            _write_all(self._fd, data)
+        except OSError:
+            self._cut_back()
+            raise
+        self._size += len(data)
         self.bytes_written += len(data)
+
+    def _cut_back(self) -> None:
+        """Truncate the file to its last record boundary after a failed write; when even
+        that fails, let the file go and begin a new one at the next write."""
+        try:
+            os.ftruncate(self._fd, self._size)
+        except OSError:
+            self.close()
+            self._fresh = True
+
+    def _open(self) -> None:
+        """Reopen the suspended file for appending, or begin a new file when it is gone
+        or unusable."""
+        if not self._fresh:
+            try:
+                self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+                self._size = os.fstat(self._fd).st_size
+                return
+            except FileNotFoundError:  # deleted while suspended
+                pass
+        self._fd, self.path = self._new_file()
+        self._fresh = False
 
     def reopen_if_deleted(self) -> str | None:
         """If the file (or its directory) was deleted, continue in a new file in a
         re-created logdir, so later events are not written into a file no one can see;
-        returns the lost file's path, else None."""
-        if os.fstat(self._fd).st_nlink > 0:
-            return None
+        returns the lost file's path, else None. Raises OSError when the new file cannot
+        be created; the next write tries again."""
+        if self._fd >= 0:
+            if os.fstat(self._fd).st_nlink > 0:
+                return None
+            self.close()
+        elif self._fresh or os.path.exists(self.path):
+            return None  # suspended, or already known lost: the next write opens a file
+        self._fresh = True
         lost = self.path
-        os.close(self._fd)
-        self._fd = -1
-        os.makedirs(self.logdir, exist_ok=True)
-        self._create()
+        self._open()
         return lost
+
+    def start_new_file(self) -> str:
+        """Close this file and continue in a new one; returns the closed file's path. When
+        the new file cannot be created this raises OSError and goes on with the old one."""
+        fd, path = self._new_file()
+        old = self.path
+        self.close()
+        self._fd, self.path, self._fresh = fd, path, False
+        return old
 
     def suspend(self) -> None:
         """Let go of the descriptor while the file is idle; the next write reopens it
         for appending (a pool of many files keeps few descriptors open this way)."""
         self.close()
-
-    def _resume(self) -> None:
-        try:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-        except FileNotFoundError:  # deleted while suspended: continue in a new file
-            os.makedirs(self.logdir, exist_ok=True)
-            self._create()
 
     def abandon(self) -> None:
         """In a forked child: let go of the inherited descriptor, writing nothing."""
@@ -124,10 +180,18 @@ class EventFile:
 
     def sync(self) -> None:
         """Make what was written durable on disk."""
-        os.fsync(self._fd)
+        if self._fd >= 0:
+            os.fsync(self._fd)
 
     def close(self) -> None:
         """Close the file; idempotent."""
         if self._fd >= 0:
             fd, self._fd = self._fd, -1
             os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` (os.write may write less than asked)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]

@@ -6,6 +6,11 @@ Events go to the newest file; every `roll_seconds` it is closed and a new one be
 event is older than `retain_seconds` are deleted. TensorBoard reads a run's files in
 name order and follows the newest, so it keeps showing the newest data while old files
 go; what it already loaded stays in its memory until it restarts.
+
+A roll that cannot create its new file (no free inode, a logdir that is not a directory
+for a while) keeps writing to the current file and tries again at the next write; the
+failure is reported (raised by the next `idle()` or `flush()`, which the writer's engine
+records as a background error) without costing an event.
 """
 
 from __future__ import annotations
@@ -42,9 +47,9 @@ class RollingEventFile:
         self.roll_seconds = max(MIN_ROLL_SECONDS, retain_seconds / ROLLS_PER_RETENTION)
         self._clock = clock
         self._finished: deque[tuple[float, str]] = deque()  # (last write time, path), oldest first
-        self._bytes_before = 0
         self._current = EventFile(logdir, suffix, file_names)
         self._started = clock()
+        self._roll_failure: OSError | None = None  # not yet reported
 
     @property
     def path(self) -> str:
@@ -54,7 +59,7 @@ class RollingEventFile:
     @property
     def bytes_written(self) -> int:
         """Bytes written over all the run's files, deleted ones included."""
-        return self._bytes_before + self._current.bytes_written
+        return self._current.bytes_written
 
     def write(self, data: bytes) -> None:
         """Write whole records to the newest file, after rolling and pruning if due."""
@@ -65,11 +70,21 @@ class RollingEventFile:
         self._current.write(data)
 
     def _roll(self, now: float) -> None:
-        self._current.close()
-        self._bytes_before += self._current.bytes_written
-        self._finished.append((now, self._current.path))
-        self._current = EventFile(self.logdir, self._suffix, self._file_names)
+        """Continue in a new file; if it cannot be created, in the current one (and try
+        again at the next write)."""
+        try:
+            old = self._current.start_new_file()
+        except OSError as error:
+            self._roll_failure = error
+            return
+        self._finished.append((now, old))
         self._started = now
+
+    def _report(self) -> None:
+        """Raise a roll failure not yet reported."""
+        error, self._roll_failure = self._roll_failure, None
+        if error is not None:
+            raise OSError(error.errno, f"could not begin a new event file in {self.logdir}: {error.strerror}")
 
     def _prune(self, now: float) -> None:
         while self._finished and now - self._finished[0][0] > self.retain_seconds:
@@ -90,10 +105,13 @@ class RollingEventFile:
         self._current.close()
 
     def flush(self) -> None:
-        """Nothing gathered: every write went to the OS."""
+        """Nothing gathered (every write went to the OS); raises a roll failure not yet
+        reported."""
+        self._report()
 
     def idle(self) -> None:
-        """Nothing to do while the writer waits."""
+        """Raise a roll failure not yet reported (the writer calls this when it wakes)."""
+        self._report()
 
     def sync(self) -> None:
         """Make what was written to the newest file durable (older ones were closed)."""
