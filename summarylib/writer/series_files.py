@@ -8,6 +8,11 @@ file of a `SeriesFiles` pool, written on the thread of the writer the events wer
 queued on. Files idle the longest give up their descriptors first and are reopened
 for appending when their run logs again, so thousands of series do not exhaust the
 process's file descriptors.
+
+Like the run's own file, a series file that was deleted (its directory removed, the whole
+logdir removed) is re-created with its directory at its next write, and reported: the
+next `flush()` or `idle()` raises FileNotFoundError naming the lost files, which the writer
+records as a background error.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ class SeriesFiles:
         self._files: dict[str, RunFile] = {}
         self._open: OrderedDict[str, RunFile] = OrderedDict()  # least recently written first
         self._lock = threading.Lock()
+        self._deleted: list[str] = []  # notices of re-created files, not yet reported
         self.closed = False
         _pools.add(self)
 
@@ -65,6 +71,9 @@ class SeriesFiles:
             while len(self._open) > self.max_open:
                 _, idle = self._open.popitem(last=False)
                 idle.suspend()
+            lost = event_file.reopen_if_deleted()
+            if lost is not None:
+                self._deleted.append(f"event file {lost} was deleted; writing to {event_file.path}")
             event_file.write(framed)
 
     def paths(self) -> dict[str, str]:
@@ -83,11 +92,21 @@ class SeriesFiles:
         writer the series are queued on calls this when it flushes (see Engine.attach)."""
         with self._lock:
             _each(list(self._files.values()), "flush")
+            self._report()
 
     def idle(self) -> None:
-        """Upload what is due on an object store (the writer calls this when it wakes)."""
+        """Upload what is due on an object store (the writer calls this when it wakes);
+        raises as flush() does."""
         with self._lock:
             _each(list(self._files.values()), "idle")
+            self._report()
+
+    def _report(self) -> None:
+        """Raise FileNotFoundError naming the files deleted and re-created since the last
+        report."""
+        if self._deleted:
+            notices, self._deleted = self._deleted, []
+            raise FileNotFoundError("; ".join(notices))
 
     def _abandon_after_fork(self) -> None:
         """In a forked child: forget the parent's files without writing to them; the
