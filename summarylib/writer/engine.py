@@ -23,13 +23,16 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from summarylib.writer import records
 from summarylib.writer.event_codec import BATCH_MAKERS
 from summarylib.writer.event_file import EventFile
+from summarylib.writer.outcomes import WriterError, WriterStats, dropped
+from summarylib.writer.output import Output
+
+__all__ = ["Engine", "WriterError", "WriterStats"]
 
 log = logging.getLogger("summarylib")
 
@@ -48,57 +51,10 @@ ITEM_BYTES = 256
 # Array bytes pending that wake the worker at once: encoding images, audio and histograms
 # (numpy and zlib, which release the GIL) then overlaps the caller's loop on a second core.
 _WAKE_ARRAY_BYTES = 1 << 20
-# Bytes gathered before one write to the OS.
-_WRITE_CHUNK = 1 << 20
 # Items of one batch-capable maker encoded at once, at most.
 _MAX_RUN = 1 << 13
 # How long close() waits for a worker that makes no progress.
 DEFAULT_CLOSE_TIMEOUT = 30.0
-
-
-class WriterError(RuntimeError):
-    """Writing events failed in the background; raised by flush() and close()."""
-
-
-@dataclass
-class WriterStats:
-    """Counters of one writer, for monitoring a long run."""
-
-    events_queued: int
-    events_written: int
-    bytes_written: int
-    queue_high_water_bytes: int
-    errors: int
-    last_error: str | None
-    path: str
-
-
-class _Output:
-    """Framed records gathered by the worker, written to the OS in chunks of about
-    _WRITE_CHUNK bytes."""
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._parts: list[bytes] = []
-        self._size = 0
-        self._count = 0
-
-    def add(self, framed: Iterable[bytes], count: int) -> None:
-        """Add `count` framed records, given as consecutive parts; write when a chunk is
-        full."""
-        for part in framed:
-            self._parts.append(part)
-            self._size += len(part)
-        self._count += count
-        if self._size >= _WRITE_CHUNK:
-            self.write()
-
-    def write(self) -> None:
-        """Hand what was gathered to the OS."""
-        if self._parts:
-            self._engine.write_records(self._parts, self._count)
-            self._parts, self._size, self._count = [], 0, 0
-            self._engine.room_made.set()
 
 
 class Engine:
@@ -129,6 +85,8 @@ class Engine:
         self.closed = False
         self._dequeued = 0
         self._written = 0
+        self._lost = 0  # writing them failed
+        self._dropped = 0  # they failed to encode
         self._high_water = 0
         self._errors = 0
         self._last_error: BaseException | None = None
@@ -254,6 +212,8 @@ class Engine:
             errors=self._errors,
             last_error=None if self._last_error is None else repr(self._last_error),
             path=self.file.path,
+            events_lost=self._lost,
+            events_dropped=self._dropped,
         )
 
     def _joined(self, timeout: float) -> bool:
@@ -281,7 +241,10 @@ class Engine:
     def _raise_unraised(self) -> None:
         error, self._unraised_error = self._unraised_error, None
         if error is not None:
-            raise WriterError(f"summarylib writer {self.name}: writing events failed: {error!r}") from error
+            raise WriterError(
+                f"summarylib writer {self.name}: writing events failed: {error!r} (so far "
+                f"{self._lost} events lost, {self._dropped} dropped; see stats())"
+            ) from error
 
     # Worker's side -------------------------------------------------------------------
 
@@ -291,19 +254,23 @@ class Engine:
             self._wake.clear()
             try:
                 self._drain()
-                for files in (self.file, *self._side_files):
-                    files.idle()  # an object store's file uploads when its interval has passed
             except Exception as error:  # a bug here must cost events, not the writer
                 self._record_error(error)
+            for files in (self.file, *self._side_files):
+                try:  # an object store's file uploads when its interval has passed
+                    files.idle()
+                except Exception as error:  # each file on its own
+                    self._record_error(error)
             self.room_made.set()
             if self._stopping and not self.queue:
                 return
 
     def _drain(self) -> None:
         """Encode, frame and write everything queued. Consecutive items of one batch-capable
-        maker (scalars) are encoded together with numpy; the rest one by one."""
+        maker (scalars) are encoded together with numpy; the rest one by one. An event
+        that fails to encode is dropped alone (see _encode_one)."""
         queue = self.queue
-        output = _Output(self)
+        output = Output(self.write_records, self._flush_secs)
         run: list[tuple[float, int, tuple]] = []
         run_maker = None
         while queue:
@@ -325,29 +292,47 @@ class Engine:
                 self._encode_run(run_maker, run, output)
                 run = []
             try:
-                event = make_event(wall_time, step, *args)
-            except Exception as error:  # an encoder bug must not kill the worker
-                self._record_error(error)
-                continue
+                self._encode_one(make_event, wall_time, step, args, output)
             finally:
                 if nbytes:  # encoded: a caller waiting for room may go on before the write
                     with self._array_bytes_lock:
                         self._array_bytes -= nbytes
                     self.room_made.set()
-            if event is not None:  # None: the maker wrote elsewhere (series_files)
-                output.add(self._framer.frame(event), 1)
         self._encode_run(run_maker, run, output)
         output.write()
 
-    def _encode_run(self, make_event: Callable[..., bytes] | None, run: list, output: _Output) -> None:
+    def _encode_one(
+        self,
+        make_event: Callable[..., bytes | None],
+        wall_time: float,
+        step: int,
+        args: tuple,
+        output: Output,
+    ) -> None:
+        """Encode and frame one event into `output`; one that fails is dropped, counted and
+        recorded, naming its op and tag."""
+        try:
+            event = make_event(wall_time, step, *args)
+            if event is not None:  # None: the maker wrote elsewhere (series_files)
+                output.add(self._framer.frame(event), 1)
+        except Exception as error:  # a bad value or an encoder bug: this event alone
+            self._dropped += 1
+            self._record_error(dropped(make_event, args, error))
+
+    def _encode_run(self, make_event: Callable[..., bytes] | None, run: list, output: Output) -> None:
+        """Encode a run of one batch maker's items at once; if that fails, one by one, so
+        an event that cannot be encoded takes no other with it."""
         if not run:
             return
         try:
             groups = BATCH_MAKERS[make_event](run)
             framed = [(positions, records.frame_rows(rows)) for positions, rows in groups]
-            output.add((records.interleave(framed, len(run)),), len(run))
-        except Exception as error:  # an encoder bug must not kill the worker
-            self._record_error(error)
+            joined = records.interleave(framed, len(run))
+        except Exception:
+            for wall_time, step, args in run:
+                self._encode_one(make_event, wall_time, step, args, output)
+            return
+        output.add((joined,), len(run))
 
     def write_records(self, parts: list[bytes], count: int) -> None:
         """Write framed records (`count` events) to the file; errors are recorded."""
@@ -358,9 +343,12 @@ class Engine:
                     FileNotFoundError(f"event file {replaced} was deleted; writing to {self.file.path}")
                 )
             self.file.write(b"".join(parts))
-        except OSError as error:
+        except OSError as error:  # the file keeps its whole records only (see EventFile)
+            self._lost += count
             self._record_error(error)
             return
+        finally:
+            self.room_made.set()
         self._written += count
 
     def _flush_files(self, close: bool = False) -> None:
