@@ -20,9 +20,16 @@ from summarylib.ops import pr_curve as pr_curve_encoding
 from summarylib.ops import scalar as scalar_encoding
 from summarylib.ops import text as text_encoding
 from summarylib.ops.convert import as_float, snapshot_pool
-from summarylib.ops.errors import check_description, check_name
+from summarylib.ops.errors import check_description, check_name, op_error, valid_tags
 from summarylib.proto import summary_pb2
-from summarylib.writer.context import default_writer, evaluate, record_condition, resolve_step
+from summarylib.writer.context import (
+    default_writer,
+    emit_pending_warnings,
+    evaluate,
+    pending_warnings,
+    record_condition,
+    resolve_step,
+)
 from summarylib.writer.event_codec import event_of_summary
 from summarylib.writer.ranks import Ranks, check_ranks, run_logdir
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
@@ -58,13 +65,15 @@ def scalar(name: str, data: Any, step: Any = None, description: str | None = Non
     condition = record_condition.get()
     if condition is not True and not evaluate(condition):
         return False
-    tag = name if type(name) is str and name else check_name("scalar", name)
+    tag = name if type(name) is str and name in valid_tags else check_name("scalar", name)
     value = data if type(data) is float else as_float("scalar", tag, "data", data)
     if type(step) is not int or not _INT64_MIN <= step <= _INT64_MAX:
         step = resolve_step("scalar", tag, step)
     if description is not None:
         check_description("scalar", tag, description)
     writer.submit(_scalar_event, (tag, value, description), _now(), step)
+    if pending_warnings:  # warnings about data encoded on the writer's thread
+        emit_pending_warnings()
     return True
 
 
@@ -97,7 +106,7 @@ def _release(args: tuple) -> None:
 def queue_summary(
     writer: SummaryWriter,
     op: str,
-    tag: str,
+    tag: str | None,
     step: Any,
     make_summary: Callable[..., bytes],
     args: tuple,
@@ -110,6 +119,8 @@ def queue_summary(
     step = resolve_step(op, tag, step)
     when = time.time() if wall_time is None else wall_time
     writer.submit(_encode_then_release, (make_summary, *args), when, step, nbytes)
+    if pending_warnings:  # warnings about data encoded on the writer's thread
+        emit_pending_warnings()
     return True
 
 
@@ -119,6 +130,8 @@ def queue_task(writer: SummaryWriter, step: int, task: Callable[..., None], args
     waits for it, and a failure is reported as a background write error."""
     nbytes = sum(arg.nbytes for arg in args if isinstance(arg, np.ndarray))
     writer.submit(_run_then_release, (task, *args), time.time(), step, nbytes)
+    if pending_warnings:
+        emit_pending_warnings()
 
 
 def _log(op: str, name: str, step: Any, encoding: ModuleType, *options: Any) -> bool:
@@ -212,26 +225,33 @@ def write_raw_pb(serialized_summary: bytes | summary_pb2.Summary, step: Any = No
     if callable(getattr(serialized_summary, "SerializeToString", None)):
         serialized_summary = serialized_summary.SerializeToString()
     if not isinstance(serialized_summary, bytes):
-        raise TypeError(
-            "summarylib.write_raw_pb: argument 'serialized_summary': expected bytes or a Summary, "
-            f"got {type(serialized_summary).__name__}"
+        raise op_error(
+            TypeError,
+            "write_raw_pb",
+            None,
+            "serialized_summary",
+            f"expected bytes or a Summary, got {type(serialized_summary).__name__}",
         )
     try:
         summary_pb2.Summary.FromString(serialized_summary)
     except DecodeError as error:
-        raise ValueError(
-            f"summarylib.write_raw_pb: argument 'serialized_summary': not a serialized Summary ({error})"
+        raise op_error(
+            ValueError, "write_raw_pb", None, "serialized_summary", f"not a serialized Summary ({error})"
         ) from None
-    step = resolve_step("write_raw_pb", "<raw>", step)
+    step = resolve_step("write_raw_pb", None, step)
     writer.submit(event_of_summary, (bytes, serialized_summary), time.time(), step)
+    if pending_warnings:
+        emit_pending_warnings()
     return True
 
 
 def flush(writer: SummaryWriter | None = None) -> None:
-    """Flush `writer`, or the default writer of this thread or task if None."""
+    """Flush `writer`, or the default writer of this thread or task if None; then raise
+    the warnings about the data written (see summarylib.writer.context.warn_user)."""
     writer = writer if writer is not None else default_writer.get()
     if writer is not None:
         writer.flush()
+    emit_pending_warnings()
 
 
 def create_file_writer(

@@ -317,7 +317,9 @@ def test_bad_input_rejected_at_the_call(logdir):
 def test_bad_name_and_description(logdir):
     writer = sl.create_file_writer(logdir)
     with writer.as_default(step=0):
-        with pytest.raises(TypeError, match=r"summarylib\.image: name"):
+        with pytest.raises(
+            TypeError, match=r"summarylib\.image: (tag .*: )?argument .name.: expected a non-empty str"
+        ):
             sl.image(3, np.zeros((1, 1, 1, 1)))
         with pytest.raises(TypeError, match=r"summarylib\.image: tag 'im': argument 'description'"):
             sl.image("im", np.zeros((1, 1, 1, 1)), description=b"x")

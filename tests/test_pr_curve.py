@@ -305,7 +305,9 @@ def test_nothing_rejected_reaches_the_file(logdir):
                 sl.pr_curve("eval/pr", **{**GOOD, argument: value})
         with pytest.raises(TypeError, match=r"summarylib\.pr_curve: tag 'eval/pr': argument 'description'"):
             sl.pr_curve("eval/pr", **GOOD, description=1)
-        with pytest.raises(TypeError, match=r"summarylib\.pr_curve: name"):
+        with pytest.raises(
+            TypeError, match=r"summarylib\.pr_curve: (tag .*: )?argument .name.: expected a non-empty str"
+        ):
             sl.pr_curve(3, **GOOD)
     with writer.as_default(step=2):
         assert sl.pr_curve("eval/pr", **GOOD)  # the writer carries on

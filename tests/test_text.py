@@ -172,7 +172,9 @@ def test_bad_input_rejected_at_the_call(logdir):
 def test_bad_name_and_description(logdir):
     writer = sl.create_file_writer(logdir)
     with writer.as_default(step=0):
-        with pytest.raises(TypeError, match=r"summarylib\.text: name"):
+        with pytest.raises(
+            TypeError, match=r"summarylib\.text: (tag .*: )?argument .name.: expected a non-empty str"
+        ):
             sl.text(None, "x")
         with pytest.raises(TypeError, match=r"summarylib\.text: tag 'notes': argument 'description'"):
             sl.text("notes", "x", description=["x"])

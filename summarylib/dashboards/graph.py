@@ -7,7 +7,7 @@ from typing import Any
 
 from summarylib.ops.graph import graph_def_bytes, graph_event
 from summarylib.summary_ops import recording_writer
-from summarylib.writer.context import resolve_step
+from summarylib.writer.context import emit_pending_warnings, pending_warnings, resolve_step
 
 
 def graph(graph_def: Any, step: Any = 0) -> bool:
@@ -26,6 +26,8 @@ def graph(graph_def: Any, step: Any = 0) -> bool:
     if writer is None:
         return False
     data = graph_def_bytes(graph_def)
-    step = resolve_step("graph", "<graph>", step)
+    step = resolve_step("graph", None, step)
     writer.submit(graph_event, (data,), time.time(), step, len(data))
+    if pending_warnings:
+        emit_pending_warnings()
     return True

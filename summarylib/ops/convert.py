@@ -3,6 +3,10 @@
 Framework tensors are recognized by protocol, never by importing their framework:
 `__array__`, then `__dlpack__`, then `.numpy()`; tensors that refuse (a torch tensor that
 requires grad, or lives on a GPU) are detached and moved to the CPU by their own methods.
+bfloat16 tensors, which numpy has no dtype for, are taken as float32 (`.float()`, as
+torch's writer needs them), and long doubles as float64 (no TensorProto holds them;
+TensorFlow refuses them). An object whose own conversion fails gives a TypeError naming
+op, tag and argument, with the object's exception as `__cause__`.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.ops.errors import op_error
+from summarylib.ops.errors import op_error, wrapped_error
 
 
 def _from_tensor_methods(data: Any) -> np.ndarray | None:
@@ -32,21 +36,23 @@ def _from_tensor_methods(data: Any) -> np.ndarray | None:
 def as_array(op: str, tag: str, argument: str, data: Any) -> np.ndarray:
     """`data` as a numpy array; a TypeError naming op, tag and argument when impossible."""
     if isinstance(data, np.ndarray):
-        return data
+        return _writable_precision(data)
     if isinstance(data, (np.generic, int, float, bool, complex, str, bytes, list, tuple)):
         try:
-            return np.asarray(data)
-        except ValueError as error:  # ragged nested lists
+            return _writable_precision(np.asarray(data))
+        except (ValueError, OverflowError) as error:  # ragged nested lists, ints beyond int64 mixed
             raise op_error(ValueError, op, tag, argument, f"cannot make an array of it: {error}") from None
+    if _is_bfloat16(data):
+        data = _call(op, tag, argument, data, "float")
     errors = []
     if hasattr(data, "__array__"):
         try:
-            return np.asarray(data)
+            return _writable_precision(np.asarray(data))
         except Exception as error:  # frameworks raise their own error types here
             errors.append(error)
     if hasattr(data, "__dlpack__"):
         try:
-            return np.from_dlpack(data)
+            return _writable_precision(np.from_dlpack(data))
         except Exception as error:
             errors.append(error)
     try:
@@ -55,15 +61,37 @@ def as_array(op: str, tag: str, argument: str, data: Any) -> np.ndarray:
         errors.append(error)
     else:
         if array is not None:
-            return array
-    reason = f" ({errors[-1]})" if errors else ""
-    raise op_error(
-        TypeError,
-        op,
-        tag,
-        argument,
-        f"expected an array-like (number, list, numpy array or tensor), got {type(data).__name__}{reason}",
-    )
+            return _writable_precision(array)
+    expected = f"expected an array-like (number, list, numpy array or tensor), got {type(data).__name__}"
+    if errors:
+        raise wrapped_error(TypeError, op, tag, argument, expected, errors[-1])
+    raise op_error(TypeError, op, tag, argument, expected)
+
+
+def _is_bfloat16(data: Any) -> bool:
+    """Whether `data` is a framework tensor of bfloat16 (which numpy cannot hold)."""
+    return str(getattr(data, "dtype", "")).endswith("bfloat16") and callable(getattr(data, "float", None))
+
+
+def _call(op: str, tag: str, argument: str, data: Any, method: str) -> Any:
+    """`data.<method>()`, its failure a TypeError naming op, tag and argument."""
+    try:
+        return getattr(data, method)()
+    except Exception as error:
+        raise wrapped_error(
+            TypeError, op, tag, argument, f"cannot convert {type(data).__name__} with .{method}()", error
+        ) from error
+
+
+def _writable_precision(array: np.ndarray) -> np.ndarray:
+    """`array`, or for long doubles (which no TensorProto holds) its float64 or
+    complex128 values."""
+    kind = array.dtype.kind
+    if kind == "f" and array.dtype.itemsize > 8:
+        return array.astype(np.float64)
+    if kind == "c" and array.dtype.itemsize > 16:
+        return array.astype(np.complex128)
+    return array
 
 
 def as_real_array(op: str, tag: str, argument: str, data: Any) -> np.ndarray:
@@ -91,16 +119,23 @@ def as_float(op: str, tag: str, argument: str, data: Any) -> float:
             return float(data)
         except OverflowError:
             raise op_error(ValueError, op, tag, argument, f"{data} is too large for a float") from None
+    if isinstance(data, (np.floating, np.integer, np.bool_)):
+        return float(data)
     if isinstance(data, np.generic) or (not isinstance(data, np.ndarray) and hasattr(data, "item")):
-        shape = tuple(getattr(data, "shape", ()))
+        shape = _shape(data)
         if shape:
             raise op_error(
                 ValueError, op, tag, argument, f"expected a scalar (shape []), got shape {list(shape)}"
             )
         try:
             value = data.item()
-        except Exception:
-            value = as_array(op, tag, argument, data)
+        except Exception as error:  # an object whose .item() fails may still convert
+            try:
+                value = as_array(op, tag, argument, data)
+            except TypeError:
+                raise wrapped_error(
+                    TypeError, op, tag, argument, f"cannot read a number from {kind.__name__}", error
+                ) from error
         if not isinstance(value, np.ndarray):
             return _real(op, tag, argument, value)
         data = value
@@ -114,11 +149,20 @@ def as_float(op: str, tag: str, argument: str, data: Any) -> float:
     return float(array)
 
 
+def _shape(data: Any) -> tuple:
+    """The shape an object says it has: () when it has none or an odd one."""
+    shape = getattr(data, "shape", ())
+    try:
+        return tuple(shape)
+    except TypeError:
+        return ()
+
+
 def _real(op: str, tag: str, argument: str, value: Any) -> float:
-    if isinstance(value, (bool, int, float)):
+    if isinstance(value, (bool, int, float, np.floating, np.integer, np.bool_)):
         return as_float(op, tag, argument, value)
     raise op_error(
-        TypeError, op, tag, argument, f"expected a real number, got {type(value).__name__} {value!r}"
+        TypeError, op, tag, argument, f"expected a real number, got {type(value).__name__} {value!r:.80}"
     )
 
 

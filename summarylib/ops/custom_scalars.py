@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from summarylib.ops.errors import op_error
+from summarylib.ops.errors import check_text, op_error
 from summarylib.ops.summary import summary_bytes
 from summarylib.proto import custom_scalar_pb2, summary_pb2, tensor_pb2, types_pb2
 
@@ -43,6 +43,11 @@ def _error(kind: type[Exception], where: str, problem: str) -> Exception:
     return op_error(kind, "custom_scalars", CONFIG_SUMMARY_TAG, f"layout{where}", problem)
 
 
+def _text(where: str, text: str) -> str:
+    """A title or tag of the layout, checked to be writable as UTF-8."""
+    return check_text("custom_scalars", CONFIG_SUMMARY_TAG, f"layout{where}", text)
+
+
 def _tags(where: str, tags: Any) -> list[str]:
     if isinstance(tags, (str, bytes)) or not isinstance(tags, Sequence):
         raise _error(TypeError, where, f"expected a list of tags, got {type(tags).__name__} {tags!r:.80}")
@@ -51,6 +56,7 @@ def _tags(where: str, tags: Any) -> list[str]:
             raise _error(
                 TypeError, f"{where}[{index}]", f"expected a str tag, got {type(tag).__name__} {tag!r}"
             )
+        _text(f"{where}[{index}]", tag)
     return list(tags)
 
 
@@ -58,7 +64,7 @@ def _chart(where: str, title: Any, entry: Any) -> custom_scalar_pb2.Chart:
     """One chart of the dict form: `[kind, tags]`."""
     if not isinstance(title, str):
         raise _error(TypeError, where, f"expected str chart titles, got {type(title).__name__} {title!r}")
-    where = f"{where}[{title!r}]"
+    where = f"{where}[{_text(where, title)!r}]"
     if isinstance(entry, (str, bytes)) or not isinstance(entry, Sequence) or len(entry) != 2:
         raise _error(
             ValueError,
@@ -86,6 +92,7 @@ def _from_dict(layout: Mapping) -> custom_scalar_pb2.Layout:
     for title, charts in layout.items():
         if not isinstance(title, str):
             raise _error(TypeError, "", f"expected str category titles, got {type(title).__name__} {title!r}")
+        _text("", title)
         if not isinstance(charts, Mapping):
             raise _error(
                 TypeError,

@@ -40,7 +40,7 @@ import numpy as np
 from google.protobuf import text_format
 
 from summarylib.ops.convert import as_array, as_real_array, snapshot
-from summarylib.ops.errors import op_error
+from summarylib.ops.errors import check_name, check_text, op_error
 from summarylib.ops.image import tile, to_uint8
 from summarylib.ops.png import encode_png
 from summarylib.proto import projector_config_pb2
@@ -52,6 +52,8 @@ SPRITE_FILENAME = "sprite.png"
 
 _OP = "embedding"
 _FORBIDDEN = str.maketrans("", "", "\t\n\r")
+# The longest file name most file systems take, in bytes (the tag's directory is one).
+_MAX_NAME_BYTES = 255
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ def prepare(
     matrix, the metadata TSV's lines (None without metadata) and the `[n, h, w, c]` uint8
     label images (None without them).
     """
+    _check_tag(tag)
     matrix = _matrix(tag, data)
     count = matrix.shape[0]
     lines = None if metadata is None else metadata_lines(tag, metadata, metadata_header, count)
@@ -79,6 +82,24 @@ def prepare(
         raise op_error(ValueError, _OP, tag, "metadata_header", "given without metadata")
     images = None if label_images is None else _label_images(tag, label_images, count)
     return tag, matrix, lines, images
+
+
+def _check_tag(tag: str) -> None:
+    """The tag names a directory (see `subdir`): it must make one file name, inside the
+    step's directory, that file systems take."""
+    check_name(_OP, tag)
+    name = _escaped(tag)
+    problem = None
+    if "\0" in name:
+        problem = "a NUL character, which no file name can hold"
+    elif name in (".", ".."):
+        problem = f"{name!r}, which names no directory of its own"
+    elif len(name.encode("utf-8")) > _MAX_NAME_BYTES:
+        problem = f"{len(name.encode('utf-8'))} bytes as a directory name (at most {_MAX_NAME_BYTES})"
+    if problem:
+        raise op_error(
+            ValueError, _OP, tag, "name", f"expected a tag that can name a directory, got one with {problem}"
+        )
 
 
 def _matrix(tag: str, data: Any) -> np.ndarray:
@@ -180,7 +201,7 @@ def _cell(tag: str, argument: str, value: Any, index: int) -> str:
             raise op_error(
                 ValueError, _OP, tag, argument, f"entry {index}: bytes that are not UTF-8 ({error})"
             ) from None
-    text = str(value)
+    text = check_text(_OP, tag, argument, str(value))
     if text.translate(_FORBIDDEN) != text:
         raise op_error(
             ValueError,
@@ -218,8 +239,11 @@ def _label_images(tag: str, label_images: Any, count: int) -> np.ndarray:
 def subdir(tag: str, step: int) -> str:
     """The directory of one embedding relative to the run's: `<step, 5 digits>/<tag>`,
     with '%', '/' and '\\' in the tag escaped (as torch's add_embedding names it)."""
-    escaped = tag.replace("%", "%25").replace("/", "%2f").replace("\\", "%5c")
-    return f"{str(step).zfill(5)}/{escaped}"
+    return f"{str(step).zfill(5)}/{_escaped(tag)}"
+
+
+def _escaped(tag: str) -> str:
+    return tag.replace("%", "%25").replace("/", "%2f").replace("\\", "%5c")
 
 
 def encode_files(

@@ -9,9 +9,9 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from summarylib.ops.convert import as_array, snapshot
-from summarylib.ops.errors import op_error
+from summarylib.ops.errors import check_text, op_error
 from summarylib.ops.summary import summary_bytes
-from summarylib.ops.tensor import make_tensor_proto
+from summarylib.ops.tensor import WRITABLE_DTYPES, make_tensor_proto
 from summarylib.proto import summary_pb2
 
 
@@ -42,10 +42,26 @@ def metadata_bytes(op: str, tag: str, metadata: Any) -> bytes | None:
     return serialized
 
 
-def _writable(array: np.ndarray) -> bool:
-    if array.dtype.kind in "biufcSU":
-        return True
-    return array.dtype.kind == "O" and all(isinstance(e, (str, bytes)) for e in array.reshape(-1).tolist())
+def _check_writable(op: str, tag: str, array: np.ndarray) -> None:
+    """A TypeError unless `array` is numeric (of a dtype a TensorProto holds) or holds only
+    strings and bytes; a ValueError for a string that is not valid Unicode."""
+    kind = array.dtype.kind
+    if kind == "S" or (kind in "biufc" and array.dtype.newbyteorder("=") in WRITABLE_DTYPES):
+        return
+    if kind in "UO":
+        for element in array.reshape(-1).tolist():
+            if isinstance(element, str):
+                check_text(op, tag, "tensor", element)
+            elif not isinstance(element, bytes):
+                raise op_error(
+                    TypeError,
+                    op,
+                    tag,
+                    "tensor",
+                    f"expected numbers or strings, got an element of type {type(element).__name__}",
+                )
+        return
+    raise op_error(TypeError, op, tag, "tensor", f"cannot write dtype {array.dtype} as a tensor")
 
 
 def prepare(op: str, tag: str, data: Any, metadata: Any) -> tuple[str, np.ndarray, bytes | None]:
@@ -53,8 +69,7 @@ def prepare(op: str, tag: str, data: Any, metadata: Any) -> tuple[str, np.ndarra
     arguments of `summary`."""
     serialized_metadata = metadata_bytes(op, tag, metadata)
     array = as_array(op, tag, "tensor", data)
-    if not _writable(array):
-        raise op_error(TypeError, op, tag, "tensor", f"cannot write dtype {array.dtype} as a tensor")
+    _check_writable(op, tag, array)
     return tag, snapshot(array, data), serialized_metadata
 
 

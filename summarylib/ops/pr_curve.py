@@ -13,13 +13,13 @@ result rounded to float32. The metadata is `PrCurvePluginData{version: 0, num_th
 
 Differences from `pb`, where it is broken or silent:
 
-- float16 predictions are multiplied in float32, and all predictions in float64 once
-  `num_thresholds` exceeds 2**23: `pb`'s float16 product rounds predictions across
-  thresholds (or overflows and drops them), and its float32 product can no longer tell
-  neighbouring thresholds apart.
+- float16 predictions are multiplied in float32: `pb`'s float16 product rounds predictions
+  across thresholds (or overflows and drops them).
 - Labels other than booleans or 0/1, predictions outside [0, 1] (or NaN), non-finite weights,
   mismatched shapes and `num_thresholds` below 2 are a ValueError at the call; `pb` would
   count such values somewhere, or drop them.
+- `num_thresholds` above MAX_NUM_THRESHOLDS (2**20) is a ValueError: TensorFlow's int32
+  would let a curve of 2**31 thresholds take 200 GB on the writer's thread.
 """
 
 from __future__ import annotations
@@ -37,13 +37,15 @@ from summarylib.proto import plugin_data_pb2, summary_pb2, tensor_pb2
 PLUGIN_NAME = "pr_curves"
 PROTO_VERSION = 0
 DEFAULT_NUM_THRESHOLDS = 201
+# The most thresholds a curve may have: TensorFlow's op takes an int32, but a curve costs
+# about 100 bytes a threshold on the writer's thread and 24 in the event, so 2**31 would
+# take 200 GB; 2**20 makes a 24 MiB event, far more points than the dashboard can draw.
+MAX_NUM_THRESHOLDS = 1 << 20
 # The smallest denominator of precision and recall, as TensorBoard's.
 MINIMUM_COUNT = 1e-7
 # Weighted counts are summed in blocks of this many values, as numpy's histogram (which
 # `pb` uses) sums them, so that float64 rounding happens in the same order.
 _BLOCK = 65536
-# float32 holds every integer up to this exactly, so keys below it may be float32.
-_FLOAT32_EXACT = 2**24
 
 
 def create_metadata(num_thresholds: int, description: str | None = None) -> summary_pb2.SummaryMetadata:
@@ -66,7 +68,15 @@ def _check_num_thresholds(tag: str, num_thresholds: Any) -> int:
             "pr_curve",
             tag,
             "num_thresholds",
-            f"expected an int >= 2, got {type(num_thresholds).__name__} {num_thresholds!r}",
+            f"expected an int >= 2, got {type(num_thresholds).__name__} {num_thresholds!r:.80}",
+        )
+    if num_thresholds > MAX_NUM_THRESHOLDS:
+        raise op_error(
+            ValueError,
+            "pr_curve",
+            tag,
+            "num_thresholds",
+            f"expected at most {MAX_NUM_THRESHOLDS} thresholds, got {num_thresholds}",
         )
     return int(num_thresholds)
 
@@ -162,15 +172,11 @@ def _bucket_keys(labels: np.ndarray, predictions: np.ndarray, num_thresholds: in
     """`floor(p * (num_thresholds - 1))`, plus `num_thresholds` for positive labels, per value
     (flattened): negatives' keys are [0, n), positives' [n, 2n), so one bincount counts both.
 
-    The product is rounded in `pb`'s precision (but see the module docstring for float16 and
-    huge `num_thresholds`).
+    The product is rounded in `pb`'s precision (but see the module docstring for float16);
+    float32 keys are exact, as 2 * MAX_NUM_THRESHOLDS is below 2**24.
     """
     n = num_thresholds
-    work = (
-        np.float32
-        if predictions.dtype in (np.float16, np.float32) and 2 * n <= _FLOAT32_EXACT
-        else np.float64
-    )
+    work = np.float32 if predictions.dtype in (np.float16, np.float32) else np.float64
     keys = np.multiply(predictions.reshape(-1), n - 1, dtype=work)
     np.floor(keys, out=keys)
     positive = labels.reshape(-1)

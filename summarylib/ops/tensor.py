@@ -7,7 +7,7 @@ import numpy as np
 
 from summarylib.proto import tensor_pb2, tensor_shape_pb2, types_pb2
 
-_NUMERIC_DTYPES = {
+WRITABLE_DTYPES = {
     np.dtype(np.float32): types_pb2.DT_FLOAT,
     np.dtype(np.float64): types_pb2.DT_DOUBLE,
     np.dtype(np.float16): types_pb2.DT_HALF,
@@ -25,7 +25,7 @@ _NUMERIC_DTYPES = {
 }
 
 # DataType to numpy dtype, for reading tensor_content back.
-NUMPY_DTYPES = {value: key for key, value in _NUMERIC_DTYPES.items()}
+NUMPY_DTYPES = {value: key for key, value in WRITABLE_DTYPES.items()}
 
 
 def _utf8(element: object) -> bytes:
@@ -45,8 +45,8 @@ def make_tensor_proto(array: np.ndarray) -> tensor_pb2.TensorProto:
         proto.string_val.extend(_utf8(element) for element in array.reshape(-1).tolist())
         return proto
     native = array.dtype.newbyteorder("=")
-    if native not in _NUMERIC_DTYPES:
+    if native not in WRITABLE_DTYPES:
         raise TypeError(f"cannot write dtype {array.dtype} as a tensor")
-    proto.dtype = _NUMERIC_DTYPES[native]
+    proto.dtype = WRITABLE_DTYPES[native]
     proto.tensor_content = np.ascontiguousarray(array, dtype=native.newbyteorder("<")).tobytes()
     return proto
