@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import operator
 import struct
-import threading
-import warnings
 from typing import Any
 
 import numpy as np
@@ -29,6 +27,7 @@ from summarylib.ops.convert import as_array, as_float
 from summarylib.ops.errors import check_description, op_error
 from summarylib.ops.tensor import make_tensor_proto
 from summarylib.proto import plugin_data_pb2, summary_pb2, tensor_pb2
+from summarylib.writer.context import warn_user_once
 
 PLUGIN_NAME = "audio"
 
@@ -41,9 +40,6 @@ _HEADER_SIZE_IN_RIFF = _WAV_HEADER.size - 8
 # The bits of the largest float32 below 0.5, and of a float32's sign; see to_pcm16.
 _JUST_BELOW_HALF_BITS = np.nextafter(np.float32(0.5), np.float32(0)).view(np.uint32)
 _SIGN_BIT = np.uint32(1 << 31)
-
-_clipped_tags: set[str] = set()
-_clipped_tags_lock = threading.Lock()
 
 
 def create_metadata(description: str | None = None) -> summary_pb2.SummaryMetadata:
@@ -158,7 +154,12 @@ def audio_strings(tag: str, clips: np.ndarray, sample_rate: int) -> list[bytes]:
     clip's WAV file and an empty label. Warns once per tag when samples were clipped."""
     pcm, clipped = to_pcm16(clips)
     if clipped:
-        _warn_clipped(tag)
+        warn_user_once(
+            "audio",
+            tag,
+            f"summarylib.audio: tag {tag!r:.200}: samples outside [-1, 1] (or NaN) were clipped "
+            "(NaN written as 0); reported once per tag",
+        )
     strings = []
     for clip in pcm:
         strings += (wav_bytes(clip, sample_rate), b"")
@@ -210,17 +211,3 @@ def wav_bytes(pcm: np.ndarray, sample_rate: int) -> bytes:
 def encode_wav(samples: np.ndarray, sample_rate: int) -> bytes:
     """A WAV file of `[t, c]` float samples in [-1, 1], clipped silently."""
     return wav_bytes(to_pcm16(samples)[0], sample_rate)
-
-
-def _warn_clipped(tag: str) -> None:
-    """Warn that samples of `tag` were clipped, the first time in this process."""
-    with _clipped_tags_lock:
-        if tag in _clipped_tags:
-            return
-        _clipped_tags.add(tag)
-    warnings.warn(
-        f"summarylib.audio: tag {tag!r}: samples outside [-1, 1] (or NaN) were clipped "
-        "(NaN written as 0); reported once per tag",
-        RuntimeWarning,
-        stacklevel=2,
-    )

@@ -36,7 +36,6 @@ TensorFlow's float64 sums are exact up to 2**53 too).
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
@@ -46,6 +45,7 @@ from summarylib.ops.errors import check_description, check_name, op_error
 from summarylib.ops.summary import summary_bytes
 from summarylib.ops.tensor import make_tensor_proto
 from summarylib.proto import summary_pb2, tensor_pb2
+from summarylib.writer.context import warn_user_once
 
 PLUGIN_NAME = "histograms"
 DEFAULT_BUCKETS = 30
@@ -67,9 +67,6 @@ _FLOAT32_MAX_BUCKETS = 1 << 16
 # Scales that make a degenerate range bucketable (see _scale_for).
 _WIDE_SCALE = 0.5
 _NARROW_SCALE = 2.0**1000
-
-# Tags already warned about non-finite values, so each is warned about once.
-_warned_tags: set[str] = set()
 
 
 def create_metadata(description: str | None = None) -> summary_pb2.SummaryMetadata:
@@ -130,15 +127,16 @@ def prepare(tag: str, data: Any, buckets: Any, description: Any) -> tuple[str, n
 
 def finite_values(tag: str, values: np.ndarray) -> np.ndarray:
     """`values` without NaN and ±Inf, warning the first time a tag has any (TensorBoard
-    cannot show them). Shared with the legacy histograms of compat.v1 and contrib."""
+    cannot show them); the warning reaches the caller's thread, pointing at the user's
+    line (see summarylib.writer.context.warn_user). Shared with the legacy histograms of
+    compat.v1 and contrib."""
     kept = values[np.isfinite(values)]
-    if kept.size != values.size and tag not in _warned_tags:
-        _warned_tags.add(tag)
-        warnings.warn(
-            f"summarylib.histogram: tag {tag!r}: left out {values.size - kept.size} NaN or infinite "
+    if kept.size != values.size:
+        warn_user_once(
+            "histogram",
+            tag,
+            f"summarylib.histogram: tag {tag!r:.200}: left out {values.size - kept.size} NaN or infinite "
             f"value(s) of {values.size}; TensorBoard cannot show them (warned once per tag)",
-            RuntimeWarning,
-            stacklevel=2,
         )
     return kept
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import os
+import sys
+import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from typing import Any, Protocol
@@ -36,35 +40,54 @@ default_step: ContextVar[int | None] = ContextVar("summarylib_step", default=Non
 record_condition: ContextVar[Condition] = ContextVar("summarylib_record_if", default=True)
 
 
-def coerce_step(step: Any, where: str = "step") -> int:
+def _error(kind: type[Exception], api: str, tag: str | None, argument: str, problem: str) -> Exception:
+    """An input error in the one shape of `summarylib.ops.errors.op_error` (which this
+    layer cannot import): `summarylib.<api>: [tag '<tag>': ]argument '<arg>': <problem>`."""
+    where = "" if tag is None else f" tag {tag!r:.200}:"
+    return kind(f"summarylib.{api}:{where} argument {argument!r}: {problem}")
+
+
+def coerce_step(step: Any, argument: str = "step", api: str = "set_step", tag: str | None = None) -> int:
     """`step` as a Python int in the int64 range, read now.
 
-    Accepts Python ints, numpy integers, integral floats, and 0-d integer arrays,
-    tensors and variables of any framework, through `__index__`, else a 0-d `.item()`,
-    else `.numpy()`, else `__array__` (TF and Keras variables such as
-    `optimizer.iterations` have no `__index__`). Rejects bools, which are almost always
-    a bug, non-integral floats and values outside int64. A variable is read at the
-    call: changing it later changes nothing already logged.
+    Accepts Python ints, numpy integers, integral floats (numpy's too, long double
+    included), and 0-d integer arrays, tensors and variables of any framework, through
+    `__index__`, else a 0-d `.item()`, else `.numpy()`, else `__array__` (TF and Keras
+    variables such as `optimizer.iterations` have no `__index__`). Rejects bools, which
+    are almost always a bug, non-integral floats, values outside int64 and tensors of
+    more than one value, with a TypeError or ValueError naming `api`, `tag` and
+    `argument` (a failure inside the object's own methods is its `__cause__`). A variable
+    is read at the call: changing it later changes nothing already logged.
     """
-    if type(step) is int:
-        value = step
-    elif isinstance(step, bool) or type(step).__name__ in ("bool_", "bool") or _has_bool_dtype(step):
-        raise TypeError(f"{where} must be an integer, got the bool {step!r}")
-    elif isinstance(step, float):
-        if not step.is_integer():
-            raise ValueError(f"{where} must be an integer, got the non-integral float {step!r}")
-        value = int(step)
-    else:
-        try:
-            value = operator.index(step)
-        except TypeError:
-            scalar = _framework_scalar(step)
-            if scalar is None:
-                raise TypeError(f"{where} must be an integer, got {type(step).__name__} {step!r}") from None
-            return coerce_step(scalar, where)
+    value = _step_value(step, argument, api, tag, unwrap=True)
     if not _INT64_MIN <= value <= _INT64_MAX:
-        raise ValueError(f"{where} must fit in int64, got {value}")
+        raise _error(ValueError, api, tag, argument, f"expected an integer that fits in int64, got {value}")
     return value
+
+
+def _step_value(step: Any, argument: str, api: str, tag: str | None, unwrap: bool) -> int:
+    """The integer `step` holds (unchecked range); `unwrap`: whether a framework scalar
+    may be unwrapped (once: its value must then be a number)."""
+    if type(step) is int:
+        return step
+    if isinstance(step, bool) or type(step).__name__ in ("bool_", "bool") or _has_bool_dtype(step):
+        raise _error(TypeError, api, tag, argument, f"expected an integer, got the bool {step!r:.80}")
+    if isinstance(step, (float, np.floating)):
+        if not step.is_integer():
+            raise _error(
+                ValueError, api, tag, argument, f"expected an integer, got the non-integral float {step!r}"
+            )
+        return int(step)
+    try:
+        return operator.index(step)
+    except TypeError:
+        pass
+    scalar = _framework_scalar(step, argument, api, tag) if unwrap else None
+    if scalar is None:
+        shape = getattr(step, "shape", None)
+        shown = f" of shape {list(shape)}" if shape else f" {step!r:.80}"
+        raise _error(TypeError, api, tag, argument, f"expected an integer, got {type(step).__name__}{shown}")
+    return _step_value(scalar, argument, api, tag, unwrap=False)
 
 
 def _has_bool_dtype(step: Any) -> bool:
@@ -73,19 +96,25 @@ def _has_bool_dtype(step: Any) -> bool:
     return "bool" in str(getattr(step, "dtype", ""))
 
 
-def _framework_scalar(step: Any) -> Any:
+def _framework_scalar(step: Any, argument: str, api: str, tag: str | None) -> Any:
     """The one value of a 0-d tensor or variable as a numpy or Python scalar, through
     the object's own methods; None when it has none or holds more than one value."""
-    item = getattr(step, "item", None)
-    if callable(item) and getattr(step, "ndim", 0) in (0, None):
-        return item()
-    read = getattr(step, "numpy", None)
-    if callable(read):
-        array = np.asarray(read())
-    elif hasattr(step, "__array__"):
-        array = np.asarray(step)
-    else:
+    if getattr(step, "ndim", 0) not in (0, None):
         return None
+    try:
+        item = getattr(step, "item", None)
+        if callable(item):
+            return item()
+        read = getattr(step, "numpy", None)
+        if callable(read):
+            array = np.asarray(read())
+        elif hasattr(step, "__array__"):
+            array = np.asarray(step)
+        else:
+            return None
+    except Exception as cause:  # the object's own methods failed: say whose
+        problem = f"cannot read an integer from {type(step).__name__} ({cause!r:.200})"
+        raise _error(TypeError, api, tag, argument, problem) from cause
     return None if array.ndim else array[()]
 
 
@@ -93,7 +122,7 @@ def _framework_scalar(step: Any) -> Any:
 def defaults(writer: DefaultWriter | None, step: Any = None) -> Iterator[None]:
     """Make `writer` (and `step`, unless None) the defaults inside the block; restore the
     previous ones on the way out."""
-    step_token = None if step is None else default_step.set(coerce_step(step))
+    step_token = None if step is None else default_step.set(coerce_step(step, api="as_default"))
     writer_token = default_writer.set(writer)
     try:
         yield
@@ -105,7 +134,7 @@ def defaults(writer: DefaultWriter | None, step: Any = None) -> Iterator[None]:
 
 def set_step(step: Any) -> None:
     """Set the default step of ops in this thread or task; None clears it."""
-    default_step.set(None if step is None else coerce_step(step))
+    default_step.set(None if step is None else coerce_step(step, "step", "set_step"))
 
 
 def get_step() -> int | None:
@@ -114,16 +143,36 @@ def get_step() -> int | None:
 
 
 def evaluate(condition: Condition) -> bool:
-    """Whether a recording condition (a bool or a zero-argument callable) holds now."""
-    return bool(condition() if callable(condition) else condition)
+    """Whether a recording condition (a bool or a zero-argument callable) holds now; a
+    TypeError naming record_if when the callable's result has no truth value (an array
+    of several values)."""
+    result = condition() if callable(condition) else condition
+    if type(result) is bool:
+        return result
+    try:
+        return bool(result)
+    except Exception as cause:
+        raise _error(
+            TypeError,
+            "record_if",
+            None,
+            "condition",
+            f"expected a callable returning a bool, got one returning {type(result).__name__} ({cause})",
+        ) from cause
 
 
 @contextlib.contextmanager
 def record_if(condition: Condition) -> Iterator[None]:
     """Record summaries only while `condition` holds, evaluated at each op."""
+    if isinstance(condition, np.bool_):
+        condition = bool(condition)
     if not isinstance(condition, bool) and not callable(condition):
-        raise TypeError(
-            f"record_if: condition must be a bool or a zero-argument callable, got {type(condition).__name__}"
+        raise _error(
+            TypeError,
+            "record_if",
+            None,
+            "condition",
+            f"expected a bool or a zero-argument callable, got {type(condition).__name__} {condition!r:.80}",
         )
     token = record_condition.set(condition)
     try:
@@ -137,19 +186,83 @@ def should_record_summaries() -> bool:
     return default_writer.get() is not None and evaluate(record_condition.get())
 
 
-def resolve_step(op: str, tag: str, step: Any) -> int:
+def resolve_step(op: str, tag: str | None, step: Any) -> int:
     """The step an op writes at: its own, else the default; a clear error when neither."""
     if step is None:
         step = default_step.get()
         if step is None:
-            raise ValueError(
-                f"summarylib.{op}: tag {tag!r}: no step. Pass step=..., call "
-                "summarylib.set_step(step), or use writer.as_default(step=...)."
+            raise _error(
+                ValueError,
+                op,
+                tag,
+                "step",
+                "expected a step, got None and no default step (no step: pass step=..., call "
+                "summarylib.set_step(step), or use writer.as_default(step=...))",
             )
         return step
     if type(step) is int and _INT64_MIN <= step <= _INT64_MAX:
         return step
-    try:
-        return coerce_step(step)
-    except (TypeError, ValueError) as error:
-        raise type(error)(f"summarylib.{op}: tag {tag!r}: argument 'step': {error}") from None
+    return coerce_step(step, "step", op, tag)
+
+
+# ---- warnings about the user's data, raised on the caller's thread ----
+#
+# Encoders run on the writer's thread, where a warning reaches no one: `catch_warnings`,
+# `pytest.warns` and `-W error` act on the thread that warns, and the warning would point
+# at summarylib's line. So a warning found there waits in `pending_warnings` until the
+# next op call, flush or close on any caller's thread, which raises it pointing at the
+# first frame outside summarylib: the user's line.
+
+# Threads whose names start so are writers' threads (see summarylib.writer.engine).
+WRITER_THREAD_PREFIX = "summarylib-writer"
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_SKIPPED_FILES = (_PACKAGE_DIR, contextlib.__file__)
+pending_warnings: list[tuple[str, type[Warning]]] = []
+_pending_lock = threading.Lock()
+# (op, tag) pairs already warned about by warn_user_once.
+_warned: set[tuple[str, str]] = set()
+
+
+def warn_user(message: str, category: type[Warning] = RuntimeWarning) -> None:
+    """Warn about the user's data where the user sees it: at once on a caller's thread,
+    pointing at the user's line; from a writer's thread at the next op call, `flush()` or
+    `close()` of any caller's thread (see `emit_pending_warnings`)."""
+    if threading.current_thread().name.startswith(WRITER_THREAD_PREFIX):
+        with _pending_lock:
+            pending_warnings.append((message, category))
+        return
+    warnings.warn(message, category, stacklevel=_user_stacklevel())
+
+
+def warn_user_once(op: str, tag: str, message: str, category: type[Warning] = RuntimeWarning) -> None:
+    """`warn_user(message)` the first time `op` warns about `tag` in this process."""
+    with _pending_lock:
+        if (op, tag) in _warned:
+            return
+        _warned.add((op, tag))
+    warn_user(message, category)
+
+
+def emit_pending_warnings() -> None:
+    """Raise the warnings writers' threads left for a caller's thread, one by one, each
+    pointing at the user's line. Called by the ops after they queued their event (so an
+    error filter that turns the warning into an exception costs no event) and by
+    flush and close; `if pending_warnings:` before the call keeps it free when none wait."""
+    while pending_warnings:
+        with _pending_lock:
+            if not pending_warnings:
+                return
+            message, category = pending_warnings.pop(0)
+        warnings.warn(message, category, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """The `stacklevel` for a `warnings.warn` called by the caller of this function that
+    names the first frame outside summarylib (and contextlib, which runs `with` blocks):
+    what Python 3.12's `skip_file_prefixes` does, on 3.11 too."""
+    frame = sys._getframe(2)
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_SKIPPED_FILES):
+        frame = frame.f_back
+        level += 1
+    return level
