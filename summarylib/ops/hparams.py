@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.ops.errors import op_error
-from summarylib.ops.hparams_domains import HParam, Metric, python_scalar, set_value
+from summarylib.ops.errors import check_text, op_error
+from summarylib.ops.hparams_domains import HParam, Metric, check_value, python_scalar, set_value
 from summarylib.ops.summary import summary_bytes
 from summarylib.proto import hparams_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 
@@ -90,9 +90,13 @@ def _time(op: str, tag: str, argument: str, value: Any) -> float:
             argument,
             f"expected seconds since the epoch, got {type(value).__name__} {value!r}",
         )
-    if not math.isfinite(value):
-        raise op_error(ValueError, op, tag, argument, f"expected a finite time, got {value!r}")
-    return float(value)
+    try:
+        seconds = float(value)
+    except OverflowError:
+        seconds = math.inf
+    if not math.isfinite(seconds):
+        raise op_error(ValueError, op, tag, argument, f"expected a finite time, got {value!r:.80}")
+    return seconds
 
 
 # ---- session start: the hyperparameter values of one run ----
@@ -142,7 +146,7 @@ def _hparam_value(key: str, value: Any) -> bool | int | float | str:
             argument,
             f"expected a finite number, got {value!r} (TensorBoard's HParams dashboard drops it)",
         )
-    return value
+    return check_value("hparams", SESSION_START_INFO_TAG, argument, value)
 
 
 def hparam_values(hparams: Any) -> HParamValues:
@@ -164,8 +168,9 @@ def hparam_values(hparams: Any) -> HParamValues:
                 "hparams",
                 SESSION_START_INFO_TAG,
                 "hparams",
-                f"expected keys that are str or HParam, got {type(key).__name__} {key!r}",
+                f"expected keys that are str or HParam, got {type(key).__name__} {key!r:.80}",
             )
+        check_text("hparams", SESSION_START_INFO_TAG, "hparams", name)
         if name in values:
             raise op_error(
                 ValueError,
@@ -187,9 +192,9 @@ def group_name(trial_id: Any, values: HParamValues) -> str:
                 "hparams",
                 SESSION_START_INFO_TAG,
                 "trial_id",
-                f"expected a str or None, got {type(trial_id).__name__} {trial_id!r}",
+                f"expected a str or None, got {type(trial_id).__name__} {trial_id!r:.80}",
             )
-        return trial_id
+        return check_text("hparams", SESSION_START_INFO_TAG, "trial_id", trial_id)
     compact = json.dumps(values, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(compact.encode("utf-8")).hexdigest()
 

@@ -8,8 +8,11 @@ bound of a `RealInterval`) a TypeError, and so is a domain that is not a `Domain
 
 Stricter than TensorBoard, where it would write something the dashboard misreads: a bool
 is not an int here (TensorBoard accepts `IntInterval(False, True)` and `Discrete([1,
-True])`), interval bounds may not be NaN, and names, display names and descriptions must
-be str. numpy scalars are accepted as the Python values they hold.
+True])`), interval bounds and discrete values may not be NaN, and names, display names and descriptions must
+be str encodable as UTF-8, and int values must fit in a float64 (TensorBoard stores
+numbers as doubles). numpy scalars are accepted as the Python values they hold. Errors
+have the shape of every summarylib input error, with the class in place of the op:
+`summarylib.hparams.Discrete: argument 'values': expected ..., got ...`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.ops.errors import check_optional_text, check_text, op_error
 from summarylib.proto import hparams_pb2
 
 # The Python types a hyperparameter value can have, and the HParamDataType of each.
@@ -34,8 +38,26 @@ DATA_TYPES = {
 
 
 def python_scalar(value: Any) -> Any:
-    """`value` with numpy scalars replaced by the Python value they hold."""
+    """`value` with numpy scalars replaced by the Python value they hold (a long double's
+    as a float: its `.item()` is itself)."""
+    if isinstance(value, np.floating):
+        return float(value)
     return value.item() if isinstance(value, np.generic) else value
+
+
+def check_value(api: str, tag: str | None, argument: str, value: Any) -> Any:
+    """A hyperparameter value TensorBoard can store (a bool, str or number), checked: a str
+    encodable as UTF-8, an int within float64's range. Other types are left to the caller."""
+    if isinstance(value, str):
+        check_text(api, tag, argument, value)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        try:
+            float(value)
+        except OverflowError:
+            raise op_error(
+                ValueError, api, tag, argument, f"expected a number within float64's range, got {value:.3e}"
+            ) from None
+    return value
 
 
 def set_value(target: hparams_pb2.HParamValue, value: bool | int | float | str) -> None:
@@ -49,11 +71,19 @@ def set_value(target: hparams_pb2.HParamValue, value: bool | int | float | str) 
 
 
 def _optional_str(owner: str, argument: str, value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise TypeError(
-        f"summarylib.hparams.{owner}: argument {argument!r}: expected a str or None, got {value!r}"
-    )
+    return check_optional_text(f"hparams.{owner}", None, argument, value)
+
+
+def _str(owner: str, argument: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise op_error(
+            TypeError,
+            f"hparams.{owner}",
+            None,
+            argument,
+            f"expected a str, got {type(value).__name__} {value!r:.80}",
+        )
+    return check_text(f"hparams.{owner}", None, argument, value)
 
 
 class Domain(metaclass=abc.ABCMeta):
@@ -85,18 +115,25 @@ class _Interval(Domain):
         self._min_value = self._bound("min_value", min_value)
         self._max_value = self._bound("max_value", max_value)
         if self._min_value > self._max_value:
-            raise ValueError(
-                f"summarylib.hparams.{type(self).__name__}: {self._min_value!r} > {self._max_value!r}"
+            raise op_error(
+                ValueError,
+                f"hparams.{type(self).__name__}",
+                None,
+                "max_value",
+                f"expected a value >= min_value {self._min_value!r}, got {self._max_value!r}",
             )
 
     def _bound(self, argument: str, value: Any) -> Any:
         value = python_scalar(value)
         if type(value) is not self._type:
-            raise TypeError(
-                f"summarylib.hparams.{type(self).__name__}: argument {argument!r}: "
-                f"expected {self._type_name}, got {type(value).__name__} {value!r}"
+            raise op_error(
+                TypeError,
+                f"hparams.{type(self).__name__}",
+                None,
+                argument,
+                f"expected {self._type_name}, got {type(value).__name__} {value!r:.80}",
             )
-        return value
+        return check_value(f"hparams.{type(self).__name__}", None, argument, value)
 
     def __str__(self) -> str:
         return f"[{self._min_value}, {self._max_value}]"
@@ -140,7 +177,7 @@ class RealInterval(_Interval):
     def _bound(self, argument: str, value: Any) -> float:
         value = super()._bound(argument, value)
         if math.isnan(value):
-            raise ValueError(f"summarylib.hparams.RealInterval: argument {argument!r}: NaN is not a bound")
+            raise op_error(ValueError, "hparams.RealInterval", None, argument, "expected a number, got NaN")
         return value
 
     def sample_uniform(self, rng: Any = random) -> float:
@@ -154,22 +191,29 @@ class Discrete(Domain):
     """
 
     def __init__(self, values: Iterable[Any], dtype: type | None = None) -> None:
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise _discrete_error(
+                TypeError, "values", f"expected a list of values, got {type(values).__name__} {values!r:.80}"
+            )
         self._values = [python_scalar(value) for value in values]
         if dtype is None:
             if not self._values:
-                raise ValueError("summarylib.hparams.Discrete: empty domain with no dtype specified")
+                raise _discrete_error(ValueError, "dtype", "expected a dtype for an empty domain, got None")
             dtype = type(self._values[0])
-        if dtype not in DATA_TYPES:
-            raise ValueError(
-                f"summarylib.hparams.Discrete: unknown dtype {dtype!r}: expected int, float, bool or str"
-            )
+        if not isinstance(dtype, type) or dtype not in DATA_TYPES:
+            raise _discrete_error(ValueError, "dtype", f"expected int, float, bool or str, got {dtype!r:.80}")
         self._dtype = dtype
-        for value in self._values:
+        for index, value in enumerate(self._values):
             if type(value) is not dtype:
-                raise TypeError(
-                    f"summarylib.hparams.Discrete: values of mixed types: {value!r} "
-                    f"({type(value).__name__}) in a domain of {dtype.__name__}"
+                raise _discrete_error(
+                    TypeError,
+                    f"values[{index}]",
+                    f"expected the domain's dtype {dtype.__name__}, got {type(value).__name__} "
+                    f"{value!r:.80}",
                 )
+            check_value("hparams.Discrete", None, f"values[{index}]", value)
+        if dtype is float and any(math.isnan(value) for value in self._values):
+            raise _discrete_error(ValueError, "values", "expected numbers, got NaN")
         self._values.sort()
 
     def __str__(self) -> str:
@@ -194,6 +238,10 @@ class Discrete(Domain):
         hparam_info.ClearField("domain_discrete")
         for value in self._values:
             set_value(hparam_info.domain_discrete.values.add(), value)
+
+
+def _discrete_error(kind: type[Exception], argument: str, problem: str) -> Exception:
+    return op_error(kind, "hparams.Discrete", None, argument, problem)
 
 
 class _Labelled:
@@ -223,10 +271,16 @@ class HParam(_Labelled):
         display_name: str | None = None,
         description: str | None = None,
     ) -> None:
-        if not isinstance(name, str):
-            raise TypeError(f"summarylib.hparams.HParam: argument 'name': expected a str, got {name!r}")
+        name = _str("HParam", "name", name)
         if not isinstance(domain, (Domain, type(None))):
-            raise ValueError(f"summarylib.hparams.HParam {name!r}: not a domain: {domain!r}")
+            raise op_error(
+                ValueError,
+                "hparams.HParam",
+                None,
+                "domain",
+                f"expected a Discrete, IntInterval, RealInterval or None, got {type(domain).__name__} "
+                f"{domain!r:.80}",
+            )
         self._name = name
         self._domain = domain
         self._display_name = _optional_str("HParam", "display_name", display_name)
@@ -275,15 +329,11 @@ class Metric(_Labelled):
         description: str | None = None,
         dataset_type: int | None = None,
     ) -> None:
-        if not isinstance(tag, str):
-            raise TypeError(f"summarylib.hparams.Metric: argument 'tag': expected a str, got {tag!r}")
-        self._tag = tag
+        self._tag = _str("Metric", "tag", tag)
         self._group = _optional_str("Metric", "group", group)
         self._display_name = _optional_str("Metric", "display_name", display_name)
         self._description = _optional_str("Metric", "description", description)
-        if dataset_type not in (None, Metric.TRAINING, Metric.VALIDATION) or isinstance(dataset_type, bool):
-            raise ValueError(f"summarylib.hparams.Metric {tag!r}: invalid dataset type: {dataset_type!r}")
-        self._dataset_type = dataset_type
+        self._dataset_type = _dataset_type(dataset_type)
 
     def __repr__(self) -> str:
         return (
@@ -311,3 +361,24 @@ class Metric(_Labelled):
             description=self._description,
             dataset_type=self._dataset_type,
         )
+
+
+def _dataset_type(dataset_type: Any) -> int | None:
+    """None, `Metric.TRAINING` or `Metric.VALIDATION` (ints, numpy's too); a ValueError
+    for anything else, as in TensorBoard."""
+    if dataset_type is None:
+        return None
+    if (
+        isinstance(dataset_type, (int, np.integer))
+        and not isinstance(dataset_type, (bool, np.bool_))
+        and int(dataset_type) in (Metric.TRAINING, Metric.VALIDATION)
+    ):
+        return int(dataset_type)
+    raise op_error(
+        ValueError,
+        "hparams.Metric",
+        None,
+        "dataset_type",
+        f"expected None, Metric.TRAINING or Metric.VALIDATION, got {type(dataset_type).__name__} "
+        f"{dataset_type!r:.80}",
+    )
