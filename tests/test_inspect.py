@@ -185,8 +185,8 @@ def test_warnings_for_overlapping_files_and_plugins_tensorboard_cannot_read(tmp_
     assert messages["plugin"] == [
         "tag 'bare': no plugin named in its metadata: TensorBoard shows it on no dashboard",
         "tag 'custom': plugin 'my_plugin' is not one TensorBoard ships: no built-in dashboard shows it",
-        "tag 'vector': the scalars plugin expects a numeric tensor of one element, not float32 [3]",
-        "tag 'x': the scalars plugin expects a numeric tensor of one element, not float32 [3]",
+        "tag 'vector': the scalars plugin expects a real tensor of one element, not float32 [3]",
+        "tag 'x': the scalars plugin expects a real tensor of one element, not float32 [3]",
     ]
     assert messages["metadata_conflict"] == [
         "tag 'x': later metadata names plugin 'histograms', but TensorBoard keeps the first, 'scalars'"

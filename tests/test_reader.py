@@ -403,7 +403,9 @@ def test_filters_apply_before_values_are_decoded(logdir):
     assert [v.tag for v in iter_values(logdir, tags=["good"])] == ["good"]
     assert [v.tag for v in iter_values(logdir, plugins="scalars")] == ["good"]
     offset = record_offsets(writer.path)[2]
-    with pytest.raises(ValueError, match=rf"value of tag 'bad' in the record at byte offset {offset}"):
+    with pytest.raises(
+        CorruptRecordError, match=rf"byte offset {offset}: value of tag 'bad' cannot be decoded"
+    ):
         list(iter_values(logdir))
 
 

@@ -4,12 +4,16 @@ Reads big chunks, walks them (chunk_walk), checks their CRCs (records) and tells
 stops a walk: a record that continues past the chunk, a truncated last record, a zero-filled
 tail, or corruption, which raises `CorruptRecordError` or, in tolerant mode, is skipped by
 resyncing to the next valid record. `iter_records` and `iter_events` read one file this way.
+
+A record whose length runs past the end of the file is a truncated tail (a live writer is
+mid-write, or a crash cut it) only when no valid record follows it; when one does, its length
+was forged or damaged, and it is corruption like any other.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from concurrent.futures import Future
 from typing import Any
 
@@ -115,10 +119,13 @@ def scan(
     tolerant: bool = False,
     chunk_size: int = CHUNK_SIZE,
     head: Future[bytes] | None = None,
+    tolerate: Collection[int] = (),
 ) -> Iterator[Records]:
     """The complete records of a file from `start`, in chunks; `status` says where and why
-    reading stopped. Raises CorruptRecordError at corruption unless `tolerant`. `head`: the
-    request for a remote file's first block, if already made (see `storage.open_binary`)."""
+    reading stopped. Raises CorruptRecordError at corruption unless `tolerant`, or unless it
+    starts at an offset in `tolerate` (a strict Reader raises each corruption only once).
+    `head`: the request for a remote file's first block, if already made (see
+    `storage.open_binary`)."""
     with storage.open_binary(path, head) as (file, size):
         position = status.end_offset = status.next_offset = start
         want = chunk_size
@@ -149,7 +156,8 @@ def scan(
             if verdict == "more":
                 want = max(chunk_size, need)
                 continue
-            resumed = _end_of_data(file, path, status, position, size, verdict, detail, tolerant)
+            skips = tolerant or position in tolerate
+            resumed = _end_of_data(file, path, status, position, size, verdict, detail, skips)
             if resumed is None:
                 return
             position, want = resumed, chunk_size
@@ -168,9 +176,15 @@ def _end_of_data(
 ) -> int | None:
     """Deal with what stopped reading at `position`: a zero-filled tail or truncated record
     ends the file (None); corruption raises, or in tolerant mode is skipped to the next valid
-    record (its offset; None when there is none)."""
+    record (its offset; None when there is none). A record cut short that a valid record
+    follows is corruption."""
+    found = None
     if _zeros_to_end(file, position, size):
         verdict, detail = ZERO_TAIL, f"zero-filled tail ({size - position} bytes)"
+    elif verdict == TRUNCATED:
+        found = resync(file, position + 1, size)
+        if found is not None:
+            verdict, detail = CORRUPT, f"{detail}, but a valid record follows at byte offset {found}"
     if verdict != CORRUPT:
         status.problems.append(Problem(path, position, verdict, detail, size - position))
         status.truncated_bytes = size - position
@@ -178,7 +192,7 @@ def _end_of_data(
     if not tolerant:
         status.problems.append(Problem(path, position, CORRUPT, detail, 0))
         raise CorruptRecordError(path, position, detail)
-    found = resync(file, position + 1, size)
+    found = found if found is not None else resync(file, position + 1, size)
     skipped = (found or size) - position
     status.problems.append(Problem(path, position, CORRUPT, f"{detail}, {skipped} bytes skipped", skipped))
     if found is None:

@@ -2,11 +2,13 @@
 
 Keeps, for each file, where reading continues (an offset, and how many values of the record
 there were already handed out), so that no value is handed out twice or skipped; turns the
-`Rows` that row_assembly makes of scanned records into `Value` tuples or table columns.
+`Rows` that row_assembly makes of scanned records into `Value` tuples or table columns; leaves
+out or stops at damage (file_scan, damage), and remembers the damage it has met.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Collection, Iterator
 from concurrent.futures import Future
@@ -18,6 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from summarylib.reading import storage
+from summarylib.reading.damage import find_damage
 from summarylib.reading.discovery import find_sources
 from summarylib.reading.fetch_ahead import FetchAhead
 from summarylib.reading.file_scan import scan
@@ -63,14 +66,17 @@ class Batch:
     run: str
     path: str
     rows: Rows
-    end: int  # file offset where reading continues once these rows are handed out
+    # Where reading continues once these rows are handed out: a file offset, and how many
+    # values of the record there are handed out by then (its damaged values not counted).
+    end: int
     cursor: _Cursor
+    end_skip: int = 0
 
     def commit(self, handed_out: int | None = None) -> None:
         """Record that the first `handed_out` rows (all by default) have been handed out."""
         rows, cursor = self.rows, self.cursor
         if handed_out is None or handed_out >= len(rows):
-            cursor.offset, cursor.skip = self.end, 0
+            cursor.offset, cursor.skip = self.end, self.end_skip
             return
         offset = int(rows.offset[handed_out])
         done = int(np.count_nonzero(rows.offset[:handed_out] == offset))
@@ -92,7 +98,11 @@ class Reader:
     early. Runs, tags and plugins filter values before they are decoded.
 
     `check_crc`: verify record CRCs (the default; fast). `tolerant`: report corruption in
-    `problems` and skip to the next valid record, instead of raising CorruptRecordError.
+    `problems` and skip to the next valid record (or, for a value that cannot be decoded, the
+    next value), instead of raising CorruptRecordError. A strict Reader raises each corruption
+    once, after handing out the values before it; the next call goes on past it, as tolerant
+    mode would, and lists it in `problems` (`table()` hands out nothing when it raises: the next
+    call returns the values before the corruption too).
     """
 
     def __init__(
@@ -113,12 +123,13 @@ class Reader:
         self._filters = Filters(_name_set(tags), _name_set(plugins))
         self._states: dict[str, RunState] = {}
         self._cursors: dict[str, _Cursor] = {}
-        self._corruption: dict[tuple[str, int], Problem] = {}
+        # Damage met so far, by `Damage.key` (a record's with an empty detail).
+        self._corruption: dict[tuple[str, int, str], Problem] = {}
 
     @property
     def problems(self) -> list[Problem]:
-        """Corruption skipped so far, and each file's truncated or zero-filled tail as of the
-        last read."""
+        """Corruption met so far (skipped, or raised once), and each file's truncated or
+        zero-filled tail as of the last read."""
         tails = [cursor.tail for cursor in self._cursors.values() if cursor.tail is not None]
         return list(self._corruption.values()) + tails
 
@@ -137,27 +148,32 @@ class Reader:
     def values(self) -> Iterator[Value]:
         """The values that are new since the last call, run by run, in file order."""
         for batch in self.batches():
-            values, error = self._decode_protos(batch)
+            values = self._decode_protos(batch)
             steps = iter(batch.rows.step.tolist())
             handed_out = None
             try:
                 yield from self._values(batch, steps, values)
                 handed_out = len(values)
-                if error is not None:
-                    raise error
             finally:
                 # Iterators left unfinished say how many values went out.
                 batch.commit(handed_out if handed_out is not None else len(batch.rows) - length_hint(steps))
 
     def table(self, as_dataframe: bool | None = None) -> Any:
-        """The values that are new since the last call as a table; see `load_table`."""
+        """The values that are new since the last call as a table; see `load_table`. When it
+        raises CorruptRecordError, nothing is handed out: the next call reads the same values
+        again, past the corruption."""
         pieces = []
         run_names: list[str] = []
-        for batch in self.batches():
-            if batch.run not in run_names:
-                run_names.append(batch.run)
-            pieces.append((run_names.index(batch.run), batch.rows, self._table_values(batch)))
-            batch.commit()
+        cursors = {path: dataclasses.replace(cursor) for path, cursor in self._cursors.items()}
+        try:
+            for batch in self.batches():
+                if batch.run not in run_names:
+                    run_names.append(batch.run)
+                pieces.append((run_names.index(batch.run), batch.rows, self._table_values(batch)))
+                batch.commit()
+        except CorruptRecordError:
+            self._cursors = cursors
+            raise
         return make_table(pieces, run_names, self.names.tags, as_dataframe)
 
     def batches(self, keep_events: bool = False) -> Iterator[Batch]:
@@ -185,36 +201,47 @@ class Reader:
         self, run: str, cursor: _Cursor, state: RunState, keep_events: bool, head: Future[bytes] | None
     ) -> Iterator[Batch]:
         status = ReadStatus()
+        met = [offset for path, offset, detail in self._corruption if path == cursor.path and not detail]
+        scanned = scan(
+            cursor.path, status, cursor.offset, self.check_crc, self.tolerant, head=head, tolerate=met
+        )
         try:
-            scanned = scan(cursor.path, status, cursor.offset, self.check_crc, self.tolerant, head=head)
             for chunk in scanned:
-                rows = _without_handed_out(
-                    decode_records(chunk, state, self.names, self._filters, keep_events), cursor
-                )
-                rows, end, error = self._unparsable(chunk, rows)
-                yield Batch(run, cursor.path, rows, end, cursor)
+                rows = decode_records(chunk, state, self.names, self._filters, keep_events)
+                rows, (end, end_skip), error = self._without_damage(chunk, rows)
+                yield Batch(run, cursor.path, _without_handed_out(rows, cursor), end, cursor, end_skip)
                 if error is not None:
                     raise error
         finally:
+            scanned.close()
             for problem in status.problems:
-                if problem.kind == CORRUPT and self.tolerant:
-                    self._corruption[problem.path, problem.offset] = problem
+                if problem.kind == CORRUPT:
+                    self._corruption[problem.path, problem.offset, ""] = problem
         cursor.offset, cursor.skip = status.next_offset, 0
         cursor.tail = next((p for p in status.problems if p.kind != CORRUPT), None)
 
-    def _unparsable(self, chunk: Records, rows: Rows) -> tuple[Rows, int, CorruptRecordError | None]:
-        """Deal with records that are not Events: in tolerant mode report them; else keep the
-        rows before the first and return the error to raise once they are handed out."""
-        if not rows.bad:
-            return rows, chunk.end, None
-        if self.tolerant:
-            for offset, why in rows.bad:
-                size = int(chunk.lengths[np.searchsorted(chunk.offsets(), offset)]) + 16
-                problem = Problem(chunk.path, offset, CORRUPT, f"{why}, {size} bytes skipped", size)
-                self._corruption[chunk.path, offset] = problem
-            return rows, chunk.end, None
-        offset, why = rows.bad[0]
-        return rows.take(rows.offset < offset), offset, CorruptRecordError(chunk.path, offset, why)
+    def _without_damage(
+        self, chunk: Records, rows: Rows
+    ) -> tuple[Rows, tuple[int, int], CorruptRecordError | None]:
+        """A chunk's rows less their damage (see `find_damage`), where reading continues after
+        them (an offset, and how many values of its record are done), and the error to raise
+        once they are handed out. Damage is left out and remembered in tolerant mode and once
+        raised; else the rows end just before it, and it is raised. Damaged values are left out
+        before values already handed out are, so that `_Cursor.skip` never counts them."""
+        keep = np.ones(len(rows), bool)
+        for damage in find_damage(chunk, rows, self.names.plugins):
+            met = damage.key in self._corruption
+            self._corruption[damage.key] = damage.problem
+            if not (self.tolerant or met):
+                keep[damage.position :] = False
+                before = rows.take(keep)
+                offset = damage.problem.offset
+                done = int(np.count_nonzero(before.offset == offset))
+                error = CorruptRecordError(chunk.path, offset, damage.problem.detail)
+                return before, (offset, done), error
+            if damage.value:
+                keep[damage.position] = False
+        return rows.take(keep), (chunk.end, 0), None
 
     def _values(self, batch: Batch, steps: Iterator[int], values: list) -> Iterator[Value]:
         """Value tuples of a batch's rows, built without a Python loop (this is per value)."""
@@ -229,28 +256,21 @@ class Reader:
         )
         return map(tuple.__new__, repeat(Value), fields)
 
-    def _decode_protos(self, batch: Batch) -> tuple[list, ValueError | None]:
+    def _decode_protos(self, batch: Batch) -> list:
         """The value of each row: the number of scalars read at the byte level, the others
-        decoded; cut before the first that cannot be decoded, with its error."""
+        decoded (rows of values that cannot be decoded are left out of batches)."""
         rows = batch.rows
         values = rows.number.tolist()
-        for position, proto in sorted(rows.protos.items(), key=lambda item: item[0]):
-            try:
-                values[position] = decode_value(proto, self.names.plugins[rows.plugin[position]])
-            except ValueError as error:
-                offset = int(rows.offset[position])
-                where = f"{batch.path}: value of tag {proto.tag!r} in the record at byte offset {offset}"
-                return values[:position], ValueError(f"{where}: {error}")
-        return values, None
+        for position, proto in rows.protos.items():
+            values[position] = decode_value(proto, self.names.plugins[rows.plugin[position]])
+        return values
 
     def _table_values(self, batch: Batch) -> np.ndarray:
         """The value column of a batch: float64 when every value is a float, else objects."""
         rows = batch.rows
         if not rows.protos:
             return rows.number
-        values, error = self._decode_protos(batch)
-        if error is not None:
-            raise error
+        values = self._decode_protos(batch)
         if all(isinstance(values[position], float) for position in rows.protos):
             return np.array(values, np.float64)
         column = np.empty(len(values), object)

@@ -7,7 +7,7 @@ scalar path, row assembly and `inspect`.
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
 from summarylib.proto import summary_pb2
 
@@ -43,14 +43,15 @@ def layout_problem(plugin: str, dtype: str, shape: tuple[int, ...]) -> str | Non
 
     Tensors that fail are decoded as plain numpy arrays rather than as the plugin's data.
     """
-    numeric = dtype != "string"
+    string = dtype == "string"
+    real = not string and not dtype.startswith("complex")
     checks = {
-        "scalars": (numeric and int(np.prod(shape)) == 1, "a numeric tensor of one element"),
-        "histograms": (numeric and len(shape) == 2 and shape[1] == 3, "a numeric [k, 3] tensor"),
-        "images": (not numeric and len(shape) == 1 and shape[0] >= 2, "a string [2 + k] tensor"),
-        "audio": (not numeric and len(shape) == 2 and shape[1] == 2, "a string [k, 2] tensor"),
-        "text": (not numeric, "a string tensor"),
-        "pr_curves": (numeric and len(shape) == 2 and shape[0] == 6, "a numeric [6, n] tensor"),
+        "scalars": (real and math.prod(shape) == 1, "a real tensor of one element"),
+        "histograms": (real and len(shape) == 2 and shape[1] == 3, "a real [k, 3] tensor"),
+        "images": (string and len(shape) == 1 and shape[0] >= 2, "a string [2 + k] tensor"),
+        "audio": (string and len(shape) == 2 and shape[1] == 2, "a string [k, 2] tensor"),
+        "text": (string, "a string tensor"),
+        "pr_curves": (real and len(shape) == 2 and shape[0] == 6, "a real [6, n] tensor"),
     }
     if plugin not in checks:
         return None

@@ -1,5 +1,5 @@
 """One `Summary.Value` as plain data: `decode_value`, and the `Images`, `Audio` and `PrCurve`
-it returns.
+it returns; `value_problem`, why a forged one cannot be decoded.
 
 Whatever wrote the value: the v2 tensor encodings of TensorBoard's plugins and the legacy v1
 fields (`simple_value`, `histo`, `image`, `audio`), which TensorBoard migrates to the same
@@ -17,7 +17,7 @@ import numpy as np
 
 from summarylib.proto import histogram_pb2, summary_pb2, tensor_pb2
 from summarylib.reading.plugins import layout_problem
-from summarylib.reading.tensors import dtype_name, tensor_array, tensor_shape
+from summarylib.reading.tensors import dtype_name, tensor_array, tensor_problem, tensor_shape
 
 PR_CURVE_ROWS = (
     "true_positives",
@@ -147,6 +147,41 @@ def _plugin_data(plugin: str, array: np.ndarray) -> Any:
     return array
 
 
+def _leading_strings(tensor: tensor_pb2.TensorProto, count: int) -> list[bytes]:
+    """The first `count` strings of a string tensor as `tensor_array` fills them."""
+    strings = tensor.string_val
+    last = strings[-1] if strings else b""
+    return [strings[i] if i < len(strings) else last for i in range(count)]
+
+
+def value_problem(value: summary_pb2.Summary.Value, plugin: str) -> str | None:
+    """Why `decode_value(value, plugin)` cannot decode `value`, or None.
+
+    A forged or damaged value: a tensor that `tensor_problem` rejects, an images tensor whose
+    first two strings (width and height) are not integers, a legacy histogram with fewer bucket
+    limits than its buckets need. O(1) for most values: it reads no tensor's data.
+    """
+    kind = value.WhichOneof("value")
+    if kind == "histo" and len(value.histo.bucket_limit) < len(value.histo.bucket) - 1:
+        return f"histogram of {len(value.histo.bucket)} buckets has {len(value.histo.bucket_limit)} limits"
+    if kind != "tensor":
+        return None
+    tensor = value.tensor
+    problem = tensor_problem(tensor)
+    if (
+        problem
+        or plugin != "images"
+        or layout_problem(plugin, dtype_name(tensor.dtype), tensor_shape(tensor))
+    ):
+        return problem
+    for size in _leading_strings(tensor, 2):
+        try:
+            int(size)
+        except ValueError:
+            return f"image width or height {size[:20]!r} is not an integer"
+    return None
+
+
 def decode_tensor(tensor: tensor_pb2.TensorProto, plugin: str) -> Any:
     """A v2 tensor summary as plain data: the plugin's data when the tensor fits the plugin's
     layout (see `layout_problem`), else the numpy array."""
@@ -162,6 +197,7 @@ def decode_value(value: summary_pb2.Summary.Value, plugin: str) -> Any:
     scalars: float. histograms: `[k, 3]` float64 array of (left, right, count). images: `Images`.
     audio: `Audio`. text: str, or a numpy array of str. pr_curves: `PrCurve`. Any other
     tensor: its numpy array. `plugin` is the one TensorBoard assigns the value's tag.
+    ValueError for a value that cannot be decoded (`value_problem` says why).
     """
     kind = value.WhichOneof("value")
     if kind == "simple_value":

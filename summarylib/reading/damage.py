@@ -1,0 +1,50 @@
+"""Damage inside records that pass their CRCs: records that are not Events, and summary values
+that cannot be decoded (a forged shape, dtype or size: see `value_problem`), as `Problem`s.
+
+Found once a stretch of records has become `Rows`, so that the `Reader` can leave the damage
+out (tolerant mode, and damage a strict Reader has raised once) or stop before it (strict), and
+`inspect` reports it, without decoding any value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from summarylib.reading.problems import CORRUPT, Problem
+from summarylib.reading.records import Records
+from summarylib.reading.rows import Rows
+from summarylib.reading.values import value_problem
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A `Problem` in a stretch of records and where it lies among its rows: before row
+    `position`, or at it when `value` (an undecodable value, the row left out)."""
+
+    problem: Problem
+    position: int
+    value: bool
+
+    @property
+    def key(self) -> tuple[str, int, str]:
+        """What identifies it on every read: file, offset, and for a value what is wrong."""
+        return self.problem.path, self.problem.offset, self.problem.detail if self.value else ""
+
+
+def find_damage(records: Records, rows: Rows, plugins: list[str]) -> list[Damage]:
+    """The records of `records` that are not Events and the values of `rows` that cannot be
+    decoded (`plugins`: plugin names by id), in file order."""
+    found = []
+    for offset, why in rows.bad:
+        size = int(records.lengths[np.searchsorted(records.offsets(), offset)]) + 16
+        problem = Problem(records.path, offset, CORRUPT, f"{why}, {size} bytes skipped", size)
+        found.append(Damage(problem, int(np.searchsorted(rows.offset, offset)), False))
+    for position, proto in rows.protos.items():
+        why = value_problem(proto, plugins[rows.plugin[position]])
+        if why:
+            offset, size = int(rows.offset[position]), int(rows.size[position])
+            detail = f"value of tag {proto.tag!r} cannot be decoded: {why}"
+            found.append(Damage(Problem(records.path, offset, CORRUPT, detail, size), position, True))
+    return sorted(found, key=lambda damage: (damage.position, damage.problem.offset))
