@@ -14,7 +14,15 @@ None when the maker wrote its event to a file of its own (see series_files);
 marker `(FLUSH, (fsync, done), 0, 0, 0)`.
 
 The queue is bounded in bytes: every item counts ITEM_BYTES plus its arrays. A caller
-that finds it full waits for the worker; nothing is dropped.
+that finds it full waits for the worker; nothing is dropped. It is bounded in age too: a
+caller that outpaces the worker waits while the oldest queued item is more than a quarter
+flush interval old (see backlog.py), and the worker writes what it encoded at least every
+half interval (see output.py), so SIGKILL loses at most the last flush interval of events
+plus the time to encode one batch.
+
+An event that fails to encode is dropped alone (a batch is then encoded one by one),
+counted in `stats().events_dropped` and recorded as an error naming its op and tag;
+events whose write fails are counted in `stats().events_lost` (see outcomes.py).
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from summarylib.writer import records
+from summarylib.writer.backlog import Backlog
 from summarylib.writer.event_codec import BATCH_MAKERS
 from summarylib.writer.event_file import EventFile
 from summarylib.writer.outcomes import WriterError, WriterStats, dropped
@@ -77,6 +86,8 @@ class Engine:
         self._check_at = max(1, min(max_queue, max_queue_bytes // ITEM_BYTES))
         self._flush_secs = flush_millis / 1000.0
         self._framer = records.Framer()
+        self._backlog = Backlog(self._flush_secs)  # how far behind the caller the worker is
+        self._wrote_at = time.monotonic()  # when the worker last wrote (or began)
         self._wake = threading.Event()
         self.room_made = threading.Event()  # set when the worker frees queue room
         self._array_bytes_lock = threading.Lock()
@@ -130,6 +141,15 @@ class Engine:
             self.room_made.clear()
             self._wake.set()
             self.room_made.wait(0.05)
+        backlog = self._backlog
+        while (
+            backlog.too_old(self._dequeued + len(self.queue), self._dequeued)
+            and time.monotonic() - self._wrote_at < self._flush_secs  # not a stuck disk
+            and self._thread.is_alive()
+        ):
+            self.room_made.clear()
+            self._wake.set()
+            self.room_made.wait(backlog.mark_every)
 
     def _warn_once(self) -> None:
         self.warn_pending = False
@@ -270,7 +290,7 @@ class Engine:
         maker (scalars) are encoded together with numpy; the rest one by one. An event
         that fails to encode is dropped alone (see _encode_one)."""
         queue = self.queue
-        output = Output(self.write_records, self._flush_secs)
+        output = Output(self.write_records, self._flush_secs / 2)
         run: list[tuple[float, int, tuple]] = []
         run_maker = None
         while queue:
@@ -348,6 +368,7 @@ class Engine:
             self._record_error(error)
             return
         finally:
+            self._wrote_at = time.monotonic()
             self.room_made.set()
         self._written += count
 
