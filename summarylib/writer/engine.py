@@ -141,10 +141,16 @@ class Engine:
             self.room_made.clear()
             self._wake.set()
             self.room_made.wait(0.05)
+        if not len(self.queue) & 127:  # sampled: the age check costs more than a submit
+            self._wait_while_behind()
+
+    def _wait_while_behind(self) -> None:
+        """Wait while the queue's oldest item is too old (see backlog.py), unless the
+        worker has not written for a flush interval (a stuck disk: the byte bound holds)."""
         backlog = self._backlog
         while (
             backlog.too_old(self._dequeued + len(self.queue), self._dequeued)
-            and time.monotonic() - self._wrote_at < self._flush_secs  # not a stuck disk
+            and time.monotonic() - self._wrote_at < self._flush_secs
             and self._thread.is_alive()
         ):
             self.room_made.clear()
