@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-# Longest tag shown whole in an error message; longer ones are cut (a 100k-character tag
-# would otherwise make a 100k-character message).
-_SHOWN_TAG = 200
+from summarylib.writer.context import input_error
+
 # Tags already found valid (non-empty, UTF-8 encodable), so each is checked once. Bounded:
 # a program that makes a new tag per call (a bug, but a possible one) clears it now and
 # then rather than growing it; tags longer than _CACHED_LENGTH are checked at every call.
@@ -26,18 +25,7 @@ valid_tags: set[str] = set()
 _MAX_VALID_TAGS = 1 << 16
 _CACHED_LENGTH = 1024
 
-
-def _shown(tag: object) -> str:
-    if isinstance(tag, str) and len(tag) > _SHOWN_TAG:
-        return f"{tag[:_SHOWN_TAG]!r}... ({len(tag)} characters)"
-    return repr(tag)
-
-
-def op_error(kind: type[Exception], op: str, tag: object, argument: str, problem: str) -> Exception:
-    """`kind` with a message naming the op, the tag (None: an API without tags), the
-    argument and what was wrong."""
-    where = "" if tag is None else f" tag {_shown(tag)}:"
-    return kind(f"summarylib.{op}:{where} argument {argument!r}: {problem}")
+op_error = input_error
 
 
 def wrapped_error(

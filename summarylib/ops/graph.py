@@ -14,6 +14,7 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
+from summarylib.ops.errors import op_error, wrapped_error
 from summarylib.proto import graph_pb2
 from summarylib.writer.event_codec import event_head, length_delimited
 
@@ -30,7 +31,12 @@ def graph_def_bytes(graph_def: Any, op: str = "graph") -> bytes:
     """
     as_graph_def = getattr(graph_def, "as_graph_def", None)
     if callable(as_graph_def) and not _is_graph_def_message(graph_def):
-        graph_def = as_graph_def()
+        try:
+            graph_def = as_graph_def()
+        except Exception as error:
+            raise wrapped_error(
+                TypeError, op, None, "graph_def", f"{type(graph_def).__name__}.as_graph_def() failed", error
+            ) from error
     if _is_graph_def_message(graph_def):
         return graph_def.SerializeToString()
     if isinstance(graph_def, (bytes, bytearray, memoryview)):
@@ -38,14 +44,18 @@ def graph_def_bytes(graph_def: Any, op: str = "graph") -> bytes:
         try:
             graph_pb2.GraphDef.FromString(data)
         except DecodeError as error:
-            raise ValueError(
-                f"summarylib.{op}: argument 'graph_def': bytes that are not a serialized GraphDef ({error})"
+            raise op_error(
+                ValueError, op, None, "graph_def", f"bytes that are not a serialized GraphDef ({error})"
             ) from None
         return data
-    raise TypeError(
-        f"summarylib.{op}: argument 'graph_def': expected a GraphDef (summarylib's, TensorFlow's or "
-        "TensorBoard's), its serialized bytes, or an object with as_graph_def() such as a tf.Graph; "
-        f"got {type(graph_def).__module__}.{type(graph_def).__qualname__}"
+    raise op_error(
+        TypeError,
+        op,
+        None,
+        "graph_def",
+        "expected a GraphDef (summarylib's, TensorFlow's or TensorBoard's), its serialized bytes, or an "
+        f"object with as_graph_def() such as a tf.Graph; got {type(graph_def).__module__}."
+        f"{type(graph_def).__qualname__}",
     )
 
 

@@ -40,10 +40,22 @@ default_step: ContextVar[int | None] = ContextVar("summarylib_step", default=Non
 record_condition: ContextVar[Condition] = ContextVar("summarylib_record_if", default=True)
 
 
-def _error(kind: type[Exception], api: str, tag: str | None, argument: str, problem: str) -> Exception:
-    """An input error in the one shape of `summarylib.ops.errors.op_error` (which this
-    layer cannot import): `summarylib.<api>: [tag '<tag>': ]argument '<arg>': <problem>`."""
-    where = "" if tag is None else f" tag {tag!r:.200}:"
+# Longest tag shown whole in an error message; longer ones are cut (a 100k-character tag
+# would otherwise make a 100k-character message).
+_SHOWN_TAG = 200
+
+
+def input_error(kind: type[Exception], api: str, tag: object, argument: str, problem: str) -> Exception:
+    """`kind` with the message of every summarylib input error:
+    `summarylib.<api>: tag '<tag>': argument '<arg>': <problem>`, without the tag part
+    for None (an API without tags). Defined here, the lowest layer that raises such
+    errors; `summarylib.ops.errors.op_error` is this function."""
+    if tag is None:
+        where = ""
+    elif isinstance(tag, str) and len(tag) > _SHOWN_TAG:
+        where = f" tag {tag[:_SHOWN_TAG]!r}... ({len(tag)} characters):"
+    else:
+        where = f" tag {tag!r}:"
     return kind(f"summarylib.{api}:{where} argument {argument!r}: {problem}")
 
 
@@ -61,7 +73,9 @@ def coerce_step(step: Any, argument: str = "step", api: str = "set_step", tag: s
     """
     value = _step_value(step, argument, api, tag, unwrap=True)
     if not _INT64_MIN <= value <= _INT64_MAX:
-        raise _error(ValueError, api, tag, argument, f"expected an integer that fits in int64, got {value}")
+        raise input_error(
+            ValueError, api, tag, argument, f"expected an integer that fits in int64, got {value}"
+        )
     return value
 
 
@@ -71,10 +85,10 @@ def _step_value(step: Any, argument: str, api: str, tag: str | None, unwrap: boo
     if type(step) is int:
         return step
     if isinstance(step, bool) or type(step).__name__ in ("bool_", "bool") or _has_bool_dtype(step):
-        raise _error(TypeError, api, tag, argument, f"expected an integer, got the bool {step!r:.80}")
+        raise input_error(TypeError, api, tag, argument, f"expected an integer, got the bool {step!r:.80}")
     if isinstance(step, (float, np.floating)):
         if not step.is_integer():
-            raise _error(
+            raise input_error(
                 ValueError, api, tag, argument, f"expected an integer, got the non-integral float {step!r}"
             )
         return int(step)
@@ -86,7 +100,9 @@ def _step_value(step: Any, argument: str, api: str, tag: str | None, unwrap: boo
     if scalar is None:
         shape = getattr(step, "shape", None)
         shown = f" of shape {list(shape)}" if shape else f" {step!r:.80}"
-        raise _error(TypeError, api, tag, argument, f"expected an integer, got {type(step).__name__}{shown}")
+        raise input_error(
+            TypeError, api, tag, argument, f"expected an integer, got {type(step).__name__}{shown}"
+        )
     return _step_value(scalar, argument, api, tag, unwrap=False)
 
 
@@ -114,7 +130,7 @@ def _framework_scalar(step: Any, argument: str, api: str, tag: str | None) -> An
             return None
     except Exception as cause:  # the object's own methods failed: say whose
         problem = f"cannot read an integer from {type(step).__name__} ({cause!r:.200})"
-        raise _error(TypeError, api, tag, argument, problem) from cause
+        raise input_error(TypeError, api, tag, argument, problem) from cause
     return None if array.ndim else array[()]
 
 
@@ -152,7 +168,7 @@ def evaluate(condition: Condition) -> bool:
     try:
         return bool(result)
     except Exception as cause:
-        raise _error(
+        raise input_error(
             TypeError,
             "record_if",
             None,
@@ -167,7 +183,7 @@ def record_if(condition: Condition) -> Iterator[None]:
     if isinstance(condition, np.bool_):
         condition = bool(condition)
     if not isinstance(condition, bool) and not callable(condition):
-        raise _error(
+        raise input_error(
             TypeError,
             "record_if",
             None,
@@ -191,7 +207,7 @@ def resolve_step(op: str, tag: str | None, step: Any) -> int:
     if step is None:
         step = default_step.get()
         if step is None:
-            raise _error(
+            raise input_error(
                 ValueError,
                 op,
                 tag,
