@@ -12,6 +12,13 @@ or a zero-filled tail (a crash on some filesystems) ends a file cleanly and is r
 `Problem`; corruption in the middle raises `CorruptRecordError` naming the file and byte
 offset, or, with `tolerant=True`, is reported and skipped up to the next valid record.
 
+Corruption is: a record that fails its CRCs, a record length that runs past the end of the
+file while a valid record follows, a record that is not an Event, and a value that cannot be
+decoded (a forged shape, dtype or size; a tensor that promises more elements than its bytes
+can fill: see summarylib.reading.tensors). A skipped value takes no other value of its record
+with it. Reading a forged file never allocates more than a small multiple of its size. A
+strict `Reader` raises each corruption once and goes on past it at the next call.
+
 This module is the public face of reading: the code lives in the `summarylib.reading`
 package, one job a module (file_scan, follow, one_shot, discovery, ...).
 """

@@ -32,7 +32,7 @@ from summarylib.reader import (
     iter_values,
     load_table,
 )
-from summarylib.reading import file_scan
+from summarylib.reading import file_scan, resync
 from summarylib.writer import batch_crc, records
 
 LEGACY_PLUGINS = {"simple_value": "scalars", "histo": "histograms", "image": "images", "audio": "audio"}
@@ -577,7 +577,7 @@ def value_position(path: str, offset: int) -> int:
 def test_resync_finds_a_record_across_windows(sound_file):
     path, offsets = sound_file
     with open(path, "rb") as file:
-        assert file_scan.resync(file, offsets[3] + 1, os.path.getsize(path), window=32) == offsets[4]
+        assert resync.resync(file, offsets[3] + 1, os.path.getsize(path), window=32) == offsets[4]
 
 
 def test_checking_crcs_of_many_records_at_once_matches_crc32c():
@@ -589,7 +589,7 @@ def test_checking_crcs_of_many_records_at_once_matches_crc32c():
     noise = bytearray(rng.integers(0, 256, 300, dtype=np.uint8).tobytes())
     header = records.header(1234)
     noise[77:89] = header
-    assert 77 in file_scan.header_candidates(noise, len(noise))
+    assert 77 in resync.header_candidates(noise, len(noise))
 
 
 # Follow mode -------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ reading raises `CorruptRecordError`, and a following `Reader` moves past it."""
 
 from __future__ import annotations
 
+import math
 import os
 import struct
 import tracemalloc
@@ -15,7 +16,8 @@ from summarylib import inspect
 from summarylib.proto import event_pb2, summary_pb2, tensor_pb2, types_pb2
 from summarylib.reader import CORRUPT, TRUNCATED, CorruptRecordError, Reader, iter_values, load_table
 from summarylib.writer import records
-from tests.test_reader import event, event_path, metadata, scalar_event, write_events
+from tests.test_inspect import run_inspect
+from tests.test_reader import event, event_path, metadata, record_offsets, scalar_event, write_events
 
 
 def tensor_value(tag: str, plugin: str = "", **tensor) -> summary_pb2.Summary.Value:
@@ -187,3 +189,28 @@ def test_a_forged_length_at_the_end_is_still_a_truncated_tail_and_a_reader_waits
     with open(path, "ab") as file:
         file.write(whole[-3:])
     assert [v.step for v in follow] == [5] and follow.problems == []
+
+
+def test_inspect_reports_forged_values_and_lengths_and_wall_times_that_are_no_time(tmp_path):
+    path = event_path(str(tmp_path / "run"))
+    write_events(
+        path,
+        [
+            scalar_event("x", 0, 0.0, wall_time=math.inf),
+            event(1, HOSTILE_VALUES["a negative dimension"]),
+            scalar_event("x", 2, 2.0, wall_time=math.nan),
+            scalar_event("y", 3, 2.0, wall_time=-1e300),
+        ],
+    )
+    forged_at = os.path.getsize(path)
+    with open(path, "ab") as file:
+        file.write(forged_length(2**63))
+    write_events(path, [scalar_event("x", 4, 4.0)])
+    value_at = record_offsets(path)[1]
+    result = run_inspect("--logdir", str(tmp_path))
+    assert result.returncode == 1, result.stderr
+    damage = [line for line in result.stdout.splitlines() if line.startswith("DAMAGE: ")]
+    assert [line.rsplit(" ", 1)[-1] for line in damage] == [str(value_at), str(forged_at)]
+    assert "value of tag 'n' cannot be decoded: shape [-5] has a negative dimension" in damage[0]
+    assert "nan .. nan" in result.stdout and "-1e+300 .. -1e+300" in result.stdout
+    assert run_inspect("--logdir", str(tmp_path), "--json").returncode == 1

@@ -12,10 +12,14 @@ def plural(number: int, noun: str) -> str:
 
 
 def utc_time(wall_time: float | None) -> str:
-    """A wall time to the second, in UTC; '-' for none."""
+    """A wall time to the second, in UTC; '-' for none, the number itself for one that is no
+    time (NaN, infinite or out of the calendar's range: a forged or broken event)."""
     if wall_time is None:
         return "-"
-    moment = datetime.datetime.fromtimestamp(wall_time, datetime.timezone.utc)
+    try:
+        moment = datetime.datetime.fromtimestamp(wall_time, datetime.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return str(wall_time)
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 

@@ -21,16 +21,18 @@ from summarylib.reading.values import value_problem
 @dataclass(frozen=True)
 class Damage:
     """A `Problem` in a stretch of records and where it lies among its rows: before row
-    `position`, or at it when `value` (an undecodable value, the row left out)."""
+    `position`, or at it when `value` (an undecodable value, the row left out) is not 0: then
+    it is the value's number among the rows of its record, from 1."""
 
     problem: Problem
     position: int
-    value: bool
+    value: int
 
     @property
-    def key(self) -> tuple[str, int, str]:
-        """What identifies it on every read: file, offset, and for a value what is wrong."""
-        return self.problem.path, self.problem.offset, self.problem.detail if self.value else ""
+    def key(self) -> tuple[str, int, int]:
+        """What identifies it on every read: file, offset, and the value's number (0 for a
+        record that is no Event)."""
+        return self.problem.path, self.problem.offset, self.value
 
 
 def find_damage(records: Records, rows: Rows, plugins: list[str]) -> list[Damage]:
@@ -40,11 +42,12 @@ def find_damage(records: Records, rows: Rows, plugins: list[str]) -> list[Damage
     for offset, why in rows.bad:
         size = int(records.lengths[np.searchsorted(records.offsets(), offset)]) + 16
         problem = Problem(records.path, offset, CORRUPT, f"{why}, {size} bytes skipped", size)
-        found.append(Damage(problem, int(np.searchsorted(rows.offset, offset)), False))
+        found.append(Damage(problem, int(np.searchsorted(rows.offset, offset)), 0))
     for position, proto in rows.protos.items():
         why = value_problem(proto, plugins[rows.plugin[position]])
         if why:
             offset, size = int(rows.offset[position]), int(rows.size[position])
             detail = f"value of tag {proto.tag!r} cannot be decoded: {why}"
-            found.append(Damage(Problem(records.path, offset, CORRUPT, detail, size), position, True))
+            number = position - int(np.searchsorted(rows.offset, offset)) + 1
+            found.append(Damage(Problem(records.path, offset, CORRUPT, detail, size), position, number))
     return sorted(found, key=lambda damage: (damage.position, damage.problem.offset))

@@ -23,14 +23,13 @@ from google.protobuf.message import DecodeError
 from summarylib.proto import event_pb2
 from summarylib.reading import storage
 from summarylib.reading.chunk_walk import RECORD_HEADER, walk
-from summarylib.reading.header_crc import header_crcs, uint32_at
 from summarylib.reading.problems import CORRUPT, TRUNCATED, ZERO_TAIL, CorruptRecordError, Problem, ReadStatus
 from summarylib.reading.records import Records, first_bad
+from summarylib.reading.resync import next_record
 from summarylib.writer import records as framing
 
 CHUNK_SIZE = 64 << 20  # bytes read at once
 _SLACK = 8  # zero bytes after a chunk, so rows of a record can be read in whole 8-byte words
-_RESYNC_WINDOW = 4 << 20
 
 
 def _read(file: Any, position: int, count: int) -> tuple[memoryview, int]:
@@ -70,45 +69,6 @@ def _zeros_to_end(file: Any, position: int, size: int) -> bool:
             return False
         position += count
     return True
-
-
-def header_candidates(buffer: memoryview, count: int) -> list[int]:
-    """Positions in `buffer[:count]` where a record header with a matching CRC starts."""
-    data = np.frombuffer(buffer, np.uint8, count)
-    positions = count - 11
-    if positions <= 0:
-        return []
-    high = (
-        data[4 : 4 + positions] | data[5 : 5 + positions] | data[6 : 6 + positions] | data[7 : 7 + positions]
-    )
-    candidates = np.flatnonzero(high == 0)
-    matching = header_crcs(data, candidates) == uint32_at(data, candidates + 8)
-    return candidates[matching].tolist()
-
-
-def _record_at(file: Any, position: int, size: int) -> bool:
-    """Whether a whole record with matching CRCs starts at `position`."""
-    file.seek(position)
-    header = file.read(12)
-    length, header_ok = framing.parse_header(header)
-    if not header_ok or position + length + 16 > size:
-        return False
-    rest = file.read(length + 4)
-    return len(rest) == length + 4 and framing.footer_matches(rest[:length], rest[length:])
-
-
-def resync(file: Any, position: int, size: int, window: int = _RESYNC_WINDOW) -> int | None:
-    """The offset of the next valid record at or after `position`, if any; looks at `window`
-    bytes at a time."""
-    while position + 16 <= size:
-        buffer, count = _read(file, position, min(window, size - position))
-        for candidate in header_candidates(buffer, count):
-            if _record_at(file, position + candidate, size):
-                return position + candidate
-        if position + count >= size:
-            return None
-        position += count - 11
-    return None
 
 
 def scan(
@@ -177,12 +137,17 @@ def _end_of_data(
     """Deal with what stopped reading at `position`: a zero-filled tail or truncated record
     ends the file (None); corruption raises, or in tolerant mode is skipped to the next valid
     record (its offset; None when there is none). A record cut short that a valid record
-    follows is corruption."""
-    found = None
+    follows is corruption.
+
+    When no valid record follows corruption, reading goes on later (`status.next_offset`) at
+    the first record header that promises more than the file holds (a record being written),
+    else within the last 11 bytes (where such a header may be half written), so that a Reader
+    following the file misses no record written after the damage."""
+    found = pending = None
     if _zeros_to_end(file, position, size):
         verdict, detail = ZERO_TAIL, f"zero-filled tail ({size - position} bytes)"
     elif verdict == TRUNCATED:
-        found = resync(file, position + 1, size)
+        found, pending = next_record(file, position + 1, size)
         if found is not None:
             verdict, detail = CORRUPT, f"{detail}, but a valid record follows at byte offset {found}"
     if verdict != CORRUPT:
@@ -192,11 +157,12 @@ def _end_of_data(
     if not tolerant:
         status.problems.append(Problem(path, position, CORRUPT, detail, 0))
         raise CorruptRecordError(path, position, detail)
-    found = found if found is not None else resync(file, position + 1, size)
+    if found is None:
+        found, pending = next_record(file, position + 1, size)
     skipped = (found or size) - position
     status.problems.append(Problem(path, position, CORRUPT, f"{detail}, {skipped} bytes skipped", skipped))
     if found is None:
-        status.next_offset = size
+        status.next_offset = pending if pending is not None else max(position + 1, size - 11)
     return found
 
 

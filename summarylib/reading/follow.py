@@ -123,8 +123,8 @@ class Reader:
         self._filters = Filters(_name_set(tags), _name_set(plugins))
         self._states: dict[str, RunState] = {}
         self._cursors: dict[str, _Cursor] = {}
-        # Damage met so far, by `Damage.key` (a record's with an empty detail).
-        self._corruption: dict[tuple[str, int, str], Problem] = {}
+        # Damage met so far, by `Damage.key` (file, offset, value number: 0 for a record).
+        self._corruption: dict[tuple[str, int, int], Problem] = {}
 
     @property
     def problems(self) -> list[Problem]:
@@ -201,7 +201,7 @@ class Reader:
         self, run: str, cursor: _Cursor, state: RunState, keep_events: bool, head: Future[bytes] | None
     ) -> Iterator[Batch]:
         status = ReadStatus()
-        met = [offset for path, offset, detail in self._corruption if path == cursor.path and not detail]
+        met = [offset for path, offset, number in self._corruption if path == cursor.path and not number]
         scanned = scan(
             cursor.path, status, cursor.offset, self.check_crc, self.tolerant, head=head, tolerate=met
         )
@@ -216,7 +216,7 @@ class Reader:
             scanned.close()
             for problem in status.problems:
                 if problem.kind == CORRUPT:
-                    self._corruption[problem.path, problem.offset, ""] = problem
+                    self._corruption[problem.path, problem.offset, 0] = problem
         cursor.offset, cursor.skip = status.next_offset, 0
         cursor.tail = next((p for p in status.problems if p.kind != CORRUPT), None)
 

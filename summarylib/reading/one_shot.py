@@ -37,7 +37,8 @@ def iter_values(
 ) -> Iterator[Value]:
     """Every summary value of an event file, a run directory or a logdir, decoded, run by run
     in file order; see `Reader`. Truncated or zero-filled tails (and, with `tolerant`,
-    skipped corruption) are appended to `problems` once iteration is done."""
+    skipped corruption: records, and values that cannot be decoded) are appended to `problems`
+    once iteration is done."""
     reader = Reader(
         _existing(path), runs=runs, tags=tags, plugins=plugins, check_crc=check_crc, tolerant=tolerant
     )

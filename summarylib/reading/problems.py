@@ -13,7 +13,8 @@ TRUNCATED, ZERO_TAIL, CORRUPT = "truncated", "zero_tail", "corrupt"
 
 
 class CorruptRecordError(ValueError):
-    """A record in the middle of a file fails its CRC, is cut short, or is not an Event."""
+    """A record in the middle of a file fails its CRC, is cut short while a valid record follows
+    it, or is not an Event, or holds a summary value that cannot be decoded."""
 
     def __init__(self, path: str, offset: int, problem: str) -> None:
         super().__init__(f"{path}: corrupt record at byte offset {offset}: {problem}")
