@@ -121,6 +121,10 @@ def test_strict_reading_raises_corrupt_record_error_once_and_a_reader_moves_past
     assert [(p.offset, p.kind) for p in reader.problems] == [(offset, CORRUPT)]
     with pytest.raises(CorruptRecordError):
         load_table(path, plugins=None)
+    reader = Reader(path)
+    with pytest.raises(CorruptRecordError):
+        reader.table(as_dataframe=False)
+    assert reader.table(as_dataframe=False)["step"].tolist() == list(range(20))
 
 
 def test_a_following_reader_is_not_stuck_at_an_undecodable_value(tmp_path):
