@@ -4,14 +4,19 @@ TypeError at the call in the one error shape; nothing is written outside the log
 
 from __future__ import annotations
 
+import io
 import os
+import tracemalloc
 
 import numpy as np
 import pytest
+from PIL import Image
+from tensorboard.backend.event_processing import event_accumulator
 
 from summarylib.compat.torch import SummaryWriter
+from summarylib.compat.torch.histogram_bins import MAX_BUCKETS
 from summarylib.reader import iter_values
-from tests.tensorboard_data import read_scalars
+from tests.tensorboard_data import read_blob_sequences, read_scalars
 
 
 def tree(root) -> set[str]:
@@ -178,3 +183,141 @@ def test_add_hparams_with_dicts_that_are_not_dicts_is_a_type_error(writer, argum
     with pytest.raises(TypeError) as error:
         writer.add_hparams(**arguments)
     assert_error_shape(error, "add_hparams", argument)
+
+
+# 3: bounded histogram buckets ---------------------------------------------------------
+
+OUTLIER = np.append(np.random.default_rng(0).normal(size=1000), 1e7)
+
+
+def histogram_of(logdir: str, tag: str):
+    """The one histogram of `tag`, as TensorBoard's EventAccumulator reads TF 1.x `histo` values."""
+    accumulator = event_accumulator.EventAccumulator(logdir, size_guidance={"histograms": 0})
+    accumulator.Reload()
+    (event,) = accumulator.Histograms(tag)
+    return event.histogram_value
+
+
+@pytest.mark.parametrize(
+    ("bins", "values", "max_bins"),
+    [
+        (2 * 10**7, np.arange(1000.0), None),
+        (2 * 10**7, np.arange(1000.0), 100),
+        ("fd", OUTLIER, None),
+        ("scott", OUTLIER, None),
+        ("fd", OUTLIER, 50),
+    ],
+)
+def test_add_histogram_counts_a_bounded_number_of_buckets(writer, bins, values, max_bins):
+    tracemalloc.start()
+    try:
+        writer.add_histogram("h", values, 1, bins=bins, max_bins=max_bins)
+        writer.flush()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20  # numpy asked for 2e7 or 4e7 buckets: 300 MB and more
+    histogram = histogram_of(writer.log_dir, "h")
+    limit = MAX_BUCKETS if max_bins is None else max_bins
+    assert len(histogram.bucket) <= 2 * limit
+    assert sum(histogram.bucket) == values.size
+    assert histogram.min == values.min() and histogram.max == values.max()
+
+
+def test_add_histogram_with_few_buckets_is_numpys(writer):
+    values = np.random.default_rng(1).normal(size=500)
+    writer.add_histogram("h", values, 1, bins="fd")
+    writer.flush()
+    counts, edges = np.histogram(values, bins="fd")
+    histogram = histogram_of(writer.log_dir, "h")
+    assert histogram.bucket[1:] == counts.tolist()[: len(histogram.bucket) - 1]
+    assert np.allclose(histogram.bucket_limit, edges[: len(histogram.bucket_limit)])  # a left edge first
+
+
+# 3: rescale, fps ----------------------------------------------------------------------
+
+IMAGE = np.zeros((3, 8, 8))
+BOXES = np.array([[1.0, 1.0, 4.0, 4.0]])
+
+
+@pytest.mark.parametrize(
+    ("rescale", "error"),
+    [
+        (1e300, ValueError),
+        (0, ValueError),
+        (-1, ValueError),
+        (float("nan"), ValueError),
+        (1e-300, ValueError),
+        (float("inf"), ValueError),
+        ("2", TypeError),
+        (np.array([1.0, 2.0]), TypeError),
+        (10**400, ValueError),
+    ],
+)
+def test_add_image_with_boxes_rescale_that_cannot_be_drawn_is_an_error_at_the_call(writer, rescale, error):
+    writer.add_scalar("ok", 1.0, 0)
+    with pytest.raises(error) as raised:
+        writer.add_image_with_boxes("b", IMAGE, BOXES, 1, rescale=rescale)
+    assert_error_shape(raised, "add_image_with_boxes", "rescale")
+    writer.add_scalar("ok", 1.0, 2)
+    writer.flush()
+    assert neighbours(writer.log_dir) == [0, 2]
+
+
+@pytest.mark.parametrize("rescale", [0.5, 2, np.float32(3.0), 100])
+def test_add_image_with_boxes_rescale_is_the_written_size(writer, rescale):
+    writer.add_image_with_boxes("b", IMAGE, BOXES, 1, rescale=rescale)
+    writer.flush()
+    (image,) = read_blob_sequences(writer.log_dir, "images")["."]["b"]
+    width, height = (int(x) for x in image[1][:2])
+    assert (width, height) == (int(8 * float(rescale)), int(8 * float(rescale)))
+
+
+@pytest.mark.parametrize(
+    ("fps", "error"),
+    [
+        (0, ValueError),
+        (-1, ValueError),
+        (1e-300, ValueError),
+        (1e-3, ValueError),
+        (float("nan"), ValueError),
+        (float("inf"), ValueError),
+        ("4", TypeError),
+        (None, TypeError),
+        (np.array([4, 4]), TypeError),
+    ],
+)
+def test_add_video_fps_a_gif_cannot_show_is_an_error_at_the_call(writer, fps, error):
+    writer.add_scalar("ok", 1.0, 0)
+    with pytest.raises(error) as raised:
+        writer.add_video("v", np.zeros((1, 2, 3, 4, 4)), 1, fps=fps)
+    assert_error_shape(raised, "add_video", "fps")
+    writer.add_scalar("ok", 1.0, 2)
+    writer.flush()
+    assert neighbours(writer.log_dir) == [0, 2]
+
+
+@pytest.mark.parametrize(("fps", "delay_ms"), [(0.002, 500000), (1 / 655.35, 655350), (4, 250), (1e6, 10)])
+def test_add_video_writes_the_delay_closest_to_fps(writer, fps, delay_ms):
+    video = np.zeros((1, 2, 3, 4, 4))
+    video[0, 1] = 1.0  # two different frames (pillow merges equal ones)
+    writer.add_video("v", video, 1, fps=fps)
+    writer.flush()
+    (image,) = read_blob_sequences(writer.log_dir, "images")["."]["v"]
+    gif = Image.open(io.BytesIO(image[1][2]))
+    assert gif.n_frames == 2 and gif.info["duration"] == delay_ms
+
+
+@pytest.mark.parametrize("tag", ["a\0b", "x" * 256, "é" * 128, "..", "bad\udcff"])
+def test_add_embedding_tags_that_cannot_name_a_directory_are_an_error_at_the_call(tmp_path, tag):
+    writer = SummaryWriter(str(tmp_path / "root" / "logs"))
+    writer.add_scalar("ok", 1.0, 0)
+    writer.flush()
+    before = tree(tmp_path)
+    with pytest.raises(ValueError) as error:
+        writer.add_embedding(np.zeros((3, 2)), global_step=1, tag=tag)
+    assert str(error.value).startswith("summarylib."), error.value
+    writer.add_scalar("ok", 1.0, 2)
+    writer.close()
+    assert tree(tmp_path) == before
+    assert neighbours(writer.log_dir) == [0, 2]

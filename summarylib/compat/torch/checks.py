@@ -22,33 +22,19 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.ops.errors import check_text as check_utf8
 from summarylib.ops.errors import op_error
 
 MAX_NAME_BYTES = 255  # a file name's limit on Linux, macOS and Windows file systems
 
 
-def shown(value: Any, limit: int = 80) -> str:
-    """`repr(value)`, cut to about `limit` characters for an error message."""
-    text = repr(value)
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
-
-
 def check_text(op: str, tag: Any, argument: str, text: Any) -> str:
     """`text`, a str that UTF-8 can encode; a TypeError or ValueError otherwise."""
     if not isinstance(text, str):
-        raise op_error(TypeError, op, tag, argument, f"expected a str, got {type(text).__name__}")
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise op_error(
-                ValueError,
-                op,
-                tag,
-                argument,
-                f"expected a UTF-8 encodable str, got {shown(text)} (lone surrogate at {error.start})",
-            ) from None
-    return text
+        raise op_error(
+            TypeError, op, tag, argument, f"expected a str, got {type(text).__name__} {text!r:.80}"
+        )
+    return check_utf8(op, tag, argument, text)
 
 
 def check_tag(op: str, tag: Any) -> str:
@@ -63,20 +49,28 @@ def check_wall_time(op: str, tag: Any, walltime: Any) -> float | None:
     if walltime is None or (type(walltime) is float and walltime - walltime == 0.0):
         return walltime  # the common cases, cheaply (inf - inf and NaN - NaN are NaN)
     real = isinstance(walltime, (int, float, np.integer, np.floating)) and not isinstance(walltime, bool)
-    if real:
-        try:
-            seconds = float(walltime)
-        except OverflowError:  # an int past float's range
-            seconds = math.inf
-        if math.isfinite(seconds):
-            return seconds
+    seconds = real_number(op, tag, "walltime", walltime) if real else math.nan
+    if math.isfinite(seconds):
+        return seconds
     raise op_error(
         ValueError if real else TypeError,
         op,
         tag,
         "walltime",
         f"expected None or a finite number of seconds since the epoch, got {type(walltime).__name__} "
-        f"{shown(walltime)}",
+        f"{walltime!r:.80}",
+    )
+
+
+def real_number(op: str, tag: Any, argument: str, value: Any) -> float:
+    """`value` as a float: an int, float or numpy number (not a bool), else a TypeError."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        try:
+            return float(value)
+        except OverflowError:  # an int past float's range
+            return math.inf if value > 0 else -math.inf
+    raise op_error(
+        TypeError, op, tag, argument, f"expected a number, got {type(value).__name__} {value!r:.80}"
     )
 
 
@@ -85,10 +79,10 @@ def check_run_name(op: str, tag: Any, argument: str, name: str) -> str:
     not absolute, no `..` component, no NUL, every component at most 255 bytes."""
     check_text(op, tag, argument, name)
     if "\0" in name:
-        raise op_error(ValueError, op, tag, argument, f"expected a file name without NUL, got {shown(name)}")
+        raise op_error(ValueError, op, tag, argument, f"expected a file name without NUL, got {name!r:.80}")
     if os.path.isabs(name) or name.startswith(("/", os.sep)):
         raise op_error(
-            ValueError, op, tag, argument, f"expected a path relative to the log dir, got {shown(name)}"
+            ValueError, op, tag, argument, f"expected a path relative to the log dir, got {name!r:.80}"
         )
     separators = "/" + (os.altsep or "") + os.sep
     for component in name.translate({ord(c): "/" for c in separators}).split("/"):
@@ -98,7 +92,7 @@ def check_run_name(op: str, tag: Any, argument: str, name: str) -> str:
                 op,
                 tag,
                 argument,
-                f"expected a path inside the log dir (no '..'), got {shown(name)}",
+                f"expected a path inside the log dir (no '..'), got {name!r:.80}",
             )
         if len(component.encode("utf-8")) > MAX_NAME_BYTES:
             raise op_error(
@@ -106,7 +100,7 @@ def check_run_name(op: str, tag: Any, argument: str, name: str) -> str:
                 op,
                 tag,
                 argument,
-                f"expected directory names of at most {MAX_NAME_BYTES} bytes, got {shown(name)} with one "
+                f"expected directory names of at most {MAX_NAME_BYTES} bytes, got {name!r:.80} with one "
                 f"of {len(component.encode('utf-8'))} bytes",
             )
     return name

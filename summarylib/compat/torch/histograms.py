@@ -8,7 +8,10 @@ torch users chose with `bins`.
 - any other `bins` numpy's `histogram` takes (a number of bins, a rule name such as
   `"auto"` or `"fd"`, or the edges): numpy's buckets, cut to `max_bins` by adding up
   neighbours as torch does, trimmed to the non-empty ones plus one empty bucket on the
-  left (TensorBoard writes only right edges).
+  left (TensorBoard writes only right edges). At most `MAX_BUCKETS` (65,536) buckets are
+  ever counted: `bins=10**8`, or `"fd"` on data with one far outlier, gives buckets
+  merged down to that bound, where numpy would allocate what was asked (see
+  `histogram_bins`).
 
 Differences from torch: NaN and ±Inf are left out with a warning (torch's numpy call
 fails on them, or counts them nowhere with explicit edges); bad `bins` or `max_bins`
@@ -24,6 +27,7 @@ import numpy as np
 
 from summarylib.compat.legacy_values import histogram_value, serialized
 from summarylib.compat.torch.core import WriterCore
+from summarylib.compat.torch.histogram_bins import bounded_histogram
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
 from summarylib.ops.histogram import finite_values
@@ -64,11 +68,7 @@ def _check_max_bins(tag: str, max_bins: Any) -> int | None:
 
 def numpy_histogram_proto(values: np.ndarray, bins: str | int | np.ndarray, max_bins: int | None) -> Any:
     """The HistogramProto of finite float64 `values` bucketed by numpy with `bins`."""
-    counts, edges = np.histogram(values, bins=bins)
-    if max_bins is not None and counts.size > max_bins:
-        factor = counts.size // max_bins
-        counts = np.pad(counts, (0, -counts.size % factor)).reshape(-1, factor).sum(axis=1)
-        edges = np.append(edges[:-1:factor], edges[-1])
+    counts, edges = bounded_histogram(values, bins, max_bins)
     nonzero = np.flatnonzero(counts)
     if nonzero.size == 0:  # every value outside explicit edges
         counts, limits = np.zeros(1), edges[-1:]

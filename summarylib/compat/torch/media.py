@@ -12,11 +12,13 @@ moviepy, and without it writes an empty value).
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
 import numpy as np
 
+from summarylib.compat.torch.checks import real_number
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.dataformats import to_hwc, torch_uint8
 from summarylib.compat.torch.rendering import draw_boxes, figure_pixels, video_grid, video_summary
@@ -26,6 +28,8 @@ from summarylib.ops import text as text_encoding
 from summarylib.ops.convert import as_real_array, snapshot
 from summarylib.ops.errors import op_error
 
+MIN_FPS = 1 / 655.35  # a GIF frame's delay is at most 65535 hundredths of a second
+MAX_RESCALED_PIXELS = 1 << 26  # add_image_with_boxes enlarges to at most 64 Mpx
 _PCM_MAX = 32767  # torch scales samples by int16's max
 _PCM_SCALE = np.float32(32768)  # the audio op's scale
 
@@ -65,6 +69,33 @@ def torch_pcm_samples(op: str, tag: str, data: Any) -> np.ndarray:
     # Multiples of 1/32768 are exact in float32: the op's rounding gives these integers back.
     pcm = np.trunc(samples * samples.dtype.type(_PCM_MAX))
     return (pcm.astype(np.float32) / _PCM_SCALE)[:, np.newaxis]
+
+
+def _rescale(tag: str, rescale: Any, size: tuple[int, int]) -> float:
+    """`rescale` checked to give a picture of at least one pixel a side and, when it
+    enlarges, at most `MAX_RESCALED_PIXELS` pixels."""
+    op = "add_image_with_boxes"
+    rescale = real_number(op, tag, "rescale", rescale)
+    height, width = size
+    if not (0 < rescale < math.inf and int(height * rescale) >= 1 and int(width * rescale) >= 1):
+        raise op_error(
+            ValueError,
+            op,
+            tag,
+            "rescale",
+            f"expected a positive finite number that leaves the {height}x{width} image at least one "
+            f"pixel a side, got {rescale!r}",
+        )
+    if rescale > 1 and height * rescale * width * rescale > MAX_RESCALED_PIXELS:
+        raise op_error(
+            ValueError,
+            op,
+            tag,
+            "rescale",
+            f"expected at most {MAX_RESCALED_PIXELS} pixels after rescaling the {height}x{width} image, "
+            f"got rescale={rescale!r}",
+        )
+    return rescale
 
 
 class MediaMethods(WriterCore):
@@ -131,8 +162,7 @@ class MediaMethods(WriterCore):
             labels = [labels]
         if labels is not None:
             labels = [str(label) for label in labels] if len(labels) == len(boxes) else None
-        if not (isinstance(rescale, (int, float)) and rescale > 0):
-            raise op_error(ValueError, op, tag, "rescale", f"expected a positive number, got {rescale!r}")
+        rescale = _rescale(tag, rescale, pixels.shape[:2])
         args = (tag, pixels, boxes, labels, rescale)
         self._queue(op, tag, global_step, boxed_image_summary, args, walltime)
 
@@ -175,8 +205,16 @@ class MediaMethods(WriterCore):
                 "vid_tensor",
                 f"expected shape [N, T, C, H, W], C 1, 3 or 4, no empty axis; got {list(videos.shape)}",
             )
-        if not (isinstance(fps, (int, float)) and fps > 0):
-            raise op_error(ValueError, op, tag, "fps", f"expected a positive number, got {fps!r}")
+        fps = real_number(op, tag, "fps", fps)
+        if not MIN_FPS <= fps < math.inf:
+            raise op_error(
+                ValueError,
+                op,
+                tag,
+                "fps",
+                f"expected a finite number of frames per second >= {MIN_FPS:.6f} (a GIF shows a frame "
+                f"at most 655.35 s), got {fps!r}",
+            )
         frames = snapshot(video_grid(torch_uint8(videos.transpose(0, 1, 3, 4, 2))), vid_tensor)
         self._queue(op, tag, global_step, video_summary, (tag, frames, fps), walltime)
 

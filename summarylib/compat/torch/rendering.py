@@ -78,14 +78,15 @@ def video_grid(videos: np.ndarray) -> np.ndarray:
 
 def gif_bytes(frames: np.ndarray, fps: float) -> bytes:
     """`[t, h, w, c]` uint8 frames (c: 1, 3 or 4) as an animated GIF looping forever,
-    each frame shown 1/fps seconds (GIF counts in hundredths: rounded by pillow)."""
+    each frame shown 1/fps seconds (GIF counts in hundredths: rounded by pillow, at least
+    one, so `fps` over 100 is shown at 100; `fps` at least 1/655.35, checked at the call)."""
     from PIL import Image
 
     images = [Image.fromarray(frame[..., 0] if frame.shape[-1] == 1 else frame) for frame in frames]
     output = io.BytesIO()
-    images[0].save(
-        output, format="GIF", save_all=True, append_images=images[1:], duration=1000.0 / fps, loop=0
-    )
+    # A GIF's delay is 1 to 65535 hundredths of a second: faster than 100 fps is shown at 100.
+    duration = min(max(1000.0 / fps, 10.0), 655350.0)
+    images[0].save(output, format="GIF", save_all=True, append_images=images[1:], duration=duration, loop=0)
     return output.getvalue()
 
 

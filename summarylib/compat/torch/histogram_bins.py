@@ -1,0 +1,74 @@
+"""How many buckets `add_histogram(bins=...)` counts: numpy's, with a bound.
+
+numpy allocates its edges and counts for as many buckets as `bins` asks for: `bins=10**8`
+is gigabytes, and a rule such as `"fd"` or `"scott"` asks for `(max - min) / width`
+buckets, a width made of the spread of the bulk of the data, so one outlier 1e9 away
+asks for billions. Here the number of buckets is known before numpy allocates them:
+
+- an int `bins`, and explicit edges, say it themselves;
+- `"fd"`, `"scott"` and `"auto"` are estimated from their bin-width formulas (numpy's
+  facts, computed here in O(1) memory beyond a sort for the quartiles); the other rules
+  (`"sqrt"`, `"sturges"`, `"rice"`, `"doane"`, `"stone"`) make at most a few tens of
+  thousands of buckets for any array that fits in memory.
+
+More buckets than `max_bins` are merged as torch merges them: `factor = count //
+max_bins` neighbours added up (so between `max_bins` and `2 * max_bins - 1` remain).
+When more than `MAX_BUCKETS` are asked for, the merged buckets (the limit
+`min(max_bins, MAX_BUCKETS)`) are counted directly, in `ceil(count / factor)` equal
+buckets over `[min, max]` (torch's last merged bucket is narrower): memory stays
+O(MAX_BUCKETS) whatever was asked. Explicit edges are the caller's memory already and
+are counted as given, then merged.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+MAX_BUCKETS = 65536  # the most buckets a histogram of add_histogram counts
+
+
+def _spread_rule_buckets(values: np.ndarray, rule: str, span: float) -> float:
+    """The buckets numpy's `"fd"`, `"scott"` or `"auto"` makes of `values` (at least;
+    `"auto"` of numpy >= 2 makes fewer: it keeps widths of at least half the sqrt rule's)."""
+    count = values.size
+    if rule == "scott":
+        width = (24.0 * math.sqrt(math.pi) / count) ** (1.0 / 3.0) * float(np.std(values))
+    else:
+        upper, lower = np.percentile(values, [75, 25])
+        width = 2.0 * float(upper - lower) * count ** (-1.0 / 3.0)
+        if rule == "auto":
+            sturges = span / (math.log2(count) + 1.0)
+            width = min(width, sturges) if width else sturges
+    return math.ceil(span / width) if width > 0 else 1
+
+
+def requested_buckets(values: np.ndarray, bins: str | int) -> int:
+    """How many buckets `np.histogram(values, bins)` would count, or 1 for the rules
+    numpy bounds itself; `values` finite, at least one."""
+    if not isinstance(bins, str):
+        return bins
+    span = float(values.max()) - float(values.min())
+    if bins in ("fd", "scott", "auto") and span > 0:
+        return _spread_rule_buckets(values, bins, span)
+    return 1
+
+
+def bounded_histogram(
+    values: np.ndarray, bins: str | int | np.ndarray, max_bins: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """numpy's `(counts, edges)` of finite `values` for `bins`, merged as torch merges
+    them when there are more than `max_bins`, and never more than `MAX_BUCKETS` counted
+    (see the module docstring)."""
+    limit = MAX_BUCKETS if max_bins is None else min(max_bins, MAX_BUCKETS)
+    if not isinstance(bins, np.ndarray):
+        requested = requested_buckets(values, bins)
+        if requested > MAX_BUCKETS:  # too many to count: count the merged ones directly
+            return np.histogram(values, bins=math.ceil(requested / (requested // limit)))
+    counts, edges = np.histogram(values, bins=bins)
+    if counts.size > limit:
+        factor = counts.size // limit
+        counts = np.pad(counts, (0, -counts.size % factor)).reshape(-1, factor).sum(axis=1)
+        edges = np.append(edges[:-1:factor], edges[-1])
+    return counts, edges
