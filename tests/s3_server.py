@@ -1,6 +1,7 @@
 """A real S3-protocol server for tests: moto's server mode on 127.0.0.1, reached through a
 TCP relay the test can cut and restore (an outage of the store, without losing what it
-holds), with the environment s3fs, boto3 and TensorBoard read their endpoint from."""
+holds) or throttle (a slow store), with the environment s3fs, boto3 and TensorBoard read
+their endpoint from."""
 
 from __future__ import annotations
 
@@ -23,11 +24,13 @@ def free_port() -> int:
 
 class Relay:
     """Forwards connections from a local port to the server; `cut()` refuses and drops
-    them until `restore()`."""
+    them until `restore()`; `rate` (bytes per second each way and connection, None for
+    no limit) slows what it forwards."""
 
     def __init__(self, target_port: int) -> None:
         self.target_port = target_port
         self.port = free_port()
+        self.rate: float | None = None
         self._listener: socket.socket | None = None
         self._connections: list[socket.socket] = []
         self._lock = threading.Lock()
@@ -67,10 +70,12 @@ class Relay:
             for source, sink in ((client, server), (server, client)):
                 threading.Thread(target=self._pipe, args=(source, sink), daemon=True).start()
 
-    @staticmethod
-    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
         with contextlib.suppress(OSError):
             while data := source.recv(1 << 16):
+                rate = self.rate
+                if rate is not None:
+                    time.sleep(len(data) / rate)
                 sink.sendall(data)
         for end in (source, sink):
             with contextlib.suppress(OSError):

@@ -12,34 +12,49 @@ a segment is complete before anyone can see it, a reader never sees a partial re
 After SIGKILL every uploaded segment is whole; what was not yet uploaded (at most one
 interval) is lost.
 
-A failed upload keeps its data, is reported through the writer's error path, and is
-retried with backoff (1 s doubling to a minute) at the next write, flush or timer tick,
-so the writer catches up when the store comes back. The file interface is the one the
-writer engine uses for local files (`write`, `flush`, `idle`, `sync`, `close`, ...).
+Uploads run on a thread of their own (segment_uploads), oldest segment first, so a store
+that is down or slow never stops the writer's thread or the training loop. Memory is
+bounded: a segment is sealed once it gathers a quarter of `max_held_bytes` (default
+DEFAULT_MAX_HELD_BYTES, 64 MiB) even before its interval, and sealed segments waiting for
+the store are held in memory only up to the rest of that bound; beyond it they wait in a
+local spill directory (segment_spill, under TMPDIR), each as the complete event file its
+object will be, and are uploaded from there when the store comes back. So the file holds
+at most `max_held_bytes` plus one write of the engine, whatever the store does, and local
+disk takes what the store cannot take yet. A failed upload is reported through the
+writer's error path once per outage and retried with backoff (1 s doubling to a minute),
+or at once at a flush; a failed flush moves every held segment to the spill, so a process
+that ends before the store is back leaves its events on local disk. `close()` while the
+store is still down raises OSError naming the events, steps, bytes and objects not
+uploaded and the directory that keeps them (copy its files into the run's prefix to
+complete the run). Only when the spill cannot be written either (local disk full) are
+events lost, and the error says how many, which steps and which objects.
+
+The file interface is the one the writer engine uses for local files (`write`, `flush`,
+`idle`, `sync`, `close`, ...).
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from summarylib.writer import records
 from summarylib.writer.event_file import DEFAULT_SUFFIX, first_event
+from summarylib.writer.segment_uploads import Uploads
 
-_MAX_BACKOFF = 60.0
-# How long a flush waits for an upload in progress on another thread.
-_LOCK_TIMEOUT = 30.0
+# Memory one segmented file may hold in events not yet uploaded (beyond one write of the
+# engine): a quarter gathering the next segment, the rest sealed segments waiting.
+DEFAULT_MAX_HELD_BYTES = 64 << 20
 _segment_writers = itertools.count()
 
 
 class SegmentedEventFile:
-    """Event files of one writer in `directory` of `fs`, one object per upload."""
+    """Event files of one writer in `directory` of `fs`, one object per segment."""
 
     def __init__(
         self,
@@ -48,6 +63,7 @@ class SegmentedEventFile:
         suffix: str | None,
         upload_interval: float,
         clock: Callable[[], float] = time.monotonic,
+        max_held_bytes: int | None = None,
     ) -> None:
         self.fs = fs
         self.directory = directory.rstrip("/")
@@ -55,76 +71,87 @@ class SegmentedEventFile:
         self.upload_interval = upload_interval
         self._clock = clock
         suffix = DEFAULT_SUFFIX if suffix is None else suffix
-        now = time.time()
-        # Filled in at each upload: the process (a forked child's differs) and the number.
+        # Filled in at each seal: the process (a forked child's differs) and the number.
         self._name = (
-            f"events.out.tfevents.{int(now):010d}.{socket.gethostname()}.{{pid}}."
+            f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}.{{pid}}."
             f"{next(_segment_writers)}.{{number:08d}}{suffix}"
         )
         self._segments = itertools.count()
-        self._pending = bytearray()
-        self._last_upload = clock()
-        self._retry_at = 0.0
-        self._backoff = 1.0
+        self.max_held_bytes = DEFAULT_MAX_HELD_BYTES if max_held_bytes is None else max_held_bytes
+        self._segment_bytes = max(1, self.max_held_bytes // 4)
+        self._uploads = Uploads(fs, self.directory, self.max_held_bytes - self._segment_bytes, clock)
+        self._gathered = bytearray()
+        self._last_seal = clock()
         self.bytes_written = 0  # event bytes handed to this file
-        self.bytes_uploaded = 0  # bytes of all objects uploaded, headers included
-        self.uploads: list[str] = []
-        self.path = self._object_path(0)
-        # The writer's thread writes and uploads; a close that gave up waiting for it
-        # uploads from the caller's thread: one at a time, never the same bytes twice.
+        self.held_high_water = 0  # the most memory held in events not yet uploaded
+        # The writer's thread writes and seals; a close that gave up waiting for it seals
+        # from the caller's thread.
         self._lock = threading.Lock()
+
+    @property
+    def path(self) -> str:
+        """The newest object uploaded (the first one's name before any is)."""
+        return self._uploads.last_uploaded or self._object_path(0)
+
+    @property
+    def bytes_uploaded(self) -> int:
+        """Bytes of all objects uploaded, headers included."""
+        return self._uploads.bytes_uploaded
+
+    @property
+    def spill_path(self) -> str | None:
+        """The local directory keeping segments the store has not taken yet, if any."""
+        return self._uploads.spill.path
 
     def _object_path(self, number: int) -> str:
         return f"{self.directory}/{self._name.format(pid=os.getpid(), number=number)}"
 
     def write(self, data: bytes) -> None:
-        """Gather framed records; upload them if the interval has passed."""
-        with self._locked():
-            self._pending += data
+        """Gather framed records; seal them into a segment once they fill one or the
+        upload interval has passed."""
+        with self._lock:
+            gathered = self._gathered
+            if not gathered:
+                gathered += records.frame(first_event(time.time()))
+            gathered += data
             self.bytes_written += len(data)
-        self.idle()
+            held = len(gathered) + self._uploads.held_bytes
+            if held > self.held_high_water:
+                self.held_high_water = held
+            if (
+                len(gathered) >= self._segment_bytes
+                or self._clock() - self._last_seal >= self.upload_interval
+            ):
+                self._seal()
+
+    def _seal(self) -> None:
+        """Hand what is gathered to the uploads as the next segment."""
+        if self._gathered:
+            self._uploads.add(self._object_path(next(self._segments)), self._gathered)
+            self._gathered = bytearray()
+        self._last_seal = self._clock()
 
     def idle(self) -> None:
-        """Upload what is gathered if the upload interval has passed (the writer calls
-        this whenever its thread wakes)."""
-        now = self._clock()
-        if self._pending and now - self._last_upload >= self.upload_interval and now >= self._retry_at:
-            self.flush()
+        """Seal what is gathered if the upload interval has passed (the writer calls this
+        whenever its thread wakes); raise a failure or loss of the uploads not reported
+        yet, once, so the writer warns of it and counts it."""
+        if self._gathered and self._clock() - self._last_seal >= self.upload_interval:
+            with self._lock:
+                self._seal()
+        self._raise_report()
 
-    @contextlib.contextmanager
-    def _locked(self) -> Iterator[None]:
-        if not self._lock.acquire(timeout=_LOCK_TIMEOUT):
-            raise OSError(f"an upload to {self.directory} has not returned for {_LOCK_TIMEOUT:g} s")
-        try:
-            yield
-        finally:
-            self._lock.release()
+    def _raise_report(self) -> None:
+        report = self._uploads.take_report()
+        if report is not None:
+            raise report
 
     def flush(self) -> None:
-        """Upload what is gathered now, as one new object; OSError if the store fails
-        (the data stays gathered for the next try)."""
-        with self._locked():
-            self._upload()
-
-    def _upload(self) -> None:
-        if not self._pending:
-            return
-        number = next(self._segments)
-        path = self._object_path(number)
-        body = records.frame(first_event(time.time())) + bytes(self._pending)
-        try:
-            self.fs.pipe_file(path, body)
-        except Exception as error:
-            self._retry_at = self._clock() + self._backoff
-            self._backoff = min(_MAX_BACKOFF, self._backoff * 2)
-            self._segments = itertools.chain([number], self._segments)  # reuse the number
-            raise OSError(f"uploading {path} failed: {error!r}") from error
-        self._pending.clear()
-        self._last_upload = self._clock()
-        self._backoff, self._retry_at = 1.0, 0.0
-        self.bytes_uploaded += len(body)
-        self.uploads.append(path)
-        self.path = path
+        """Upload everything gathered and waiting now; OSError if the store fails (what
+        is not uploaded waits in the spill and is retried)."""
+        with self._lock:
+            self._seal()
+        self._uploads.wait_uploaded()
+        self._raise_report()
 
     def sync(self) -> None:
         """Durable means uploaded."""
@@ -138,10 +165,15 @@ class SegmentedEventFile:
         """No descriptor is held between uploads."""
 
     def abandon(self) -> None:
-        """In a forked child: drop the parent's gathered bytes (the parent uploads them)."""
+        """In a forked child: drop the parent's gathered and waiting segments (the parent
+        uploads them)."""
         self._lock = threading.Lock()
-        self._pending.clear()
+        self._gathered = bytearray()
+        self._uploads.abandon()
 
     def close(self) -> None:
-        """Upload what is left; OSError if that fails (the writer reports it)."""
-        self.flush()
+        """Upload what is left and stop uploading; OSError naming what was not uploaded
+        (and where it is kept) or lost (the writer reports it)."""
+        with self._lock:
+            self._seal()
+        self._uploads.close()
