@@ -294,15 +294,15 @@ class Engine:
     def _drain(self) -> None:
         """Encode, frame and write everything queued. Consecutive items of one batch-capable
         maker (scalars) are encoded together with numpy; the rest one by one. An event
-        that fails to encode is dropped alone (see _encode_one)."""
+        that fails to encode is dropped alone (see Output)."""
         queue = self.queue
-        output = Output(self.write_records, self._flush_secs / 2)
+        output = Output(self.write_records, self._flush_secs / 2, self._framer, self._on_dropped)
         run: list[tuple[float, int, tuple]] = []
         run_maker = None
         while queue:
             make_event, args, wall_time, step, nbytes = queue.popleft()
             if make_event is FLUSH:
-                self._encode_run(run_maker, run, output)
+                output.run(run_maker, run)
                 run = []
                 output.write()
                 self._complete_flush(*args)
@@ -310,55 +310,27 @@ class Engine:
             self._dequeued += 1
             if make_event in BATCH_MAKERS:
                 if make_event is not run_maker or len(run) >= _MAX_RUN:
-                    self._encode_run(run_maker, run, output)
+                    output.run(run_maker, run)
                     run, run_maker = [], make_event
                 run.append((wall_time, step, args))
                 continue
             if run:
-                self._encode_run(run_maker, run, output)
+                output.run(run_maker, run)
                 run = []
             try:
-                self._encode_one(make_event, wall_time, step, args, output)
+                output.event(make_event, wall_time, step, args)
             finally:
                 if nbytes:  # encoded: a caller waiting for room may go on before the write
                     with self._array_bytes_lock:
                         self._array_bytes -= nbytes
                     self.room_made.set()
-        self._encode_run(run_maker, run, output)
+        output.run(run_maker, run)
         output.write()
 
-    def _encode_one(
-        self,
-        make_event: Callable[..., bytes | None],
-        wall_time: float,
-        step: int,
-        args: tuple,
-        output: Output,
-    ) -> None:
-        """Encode and frame one event into `output`; one that fails is dropped, counted and
-        recorded, naming its op and tag."""
-        try:
-            event = make_event(wall_time, step, *args)
-            if event is not None:  # None: the maker wrote elsewhere (series_files)
-                output.add(self._framer.frame(event), 1)
-        except Exception as error:  # a bad value or an encoder bug: this event alone
-            self._dropped += 1
-            self._record_error(dropped(make_event, args, error))
-
-    def _encode_run(self, make_event: Callable[..., bytes] | None, run: list, output: Output) -> None:
-        """Encode a run of one batch maker's items at once; if that fails, one by one, so
-        an event that cannot be encoded takes no other with it."""
-        if not run:
-            return
-        try:
-            groups = BATCH_MAKERS[make_event](run)
-            framed = [(positions, records.frame_rows(rows)) for positions, rows in groups]
-            joined = records.interleave(framed, len(run))
-        except Exception:
-            for wall_time, step, args in run:
-                self._encode_one(make_event, wall_time, step, args, output)
-            return
-        output.add((joined,), len(run))
+    def _on_dropped(self, make_event: Callable[..., Any], args: tuple, error: Exception) -> None:
+        """Count and record an event that failed to encode, naming its op and tag."""
+        self._dropped += 1
+        self._record_error(dropped(make_event, args, error))
 
     def write_records(self, parts: list[bytes], count: int) -> None:
         """Write framed records (`count` events) to the file; errors are recorded."""

@@ -1,16 +1,24 @@
-"""The worker's output: framed records gathered during a drain and handed to the OS in
-large writes, and at least once every flush interval.
+"""The worker's output: events encoded and framed, gathered during a drain and handed to
+the OS in large writes, and at least once every given interval.
+
+An event that fails to encode (a value the call let through, an encoder bug) is dropped
+alone and handed to `on_dropped`; a batch that fails is encoded again one by one, so
+one bad event never takes a neighbour with it.
 
 A drain of a long queue (a caller that outpaces the writer) would otherwise hold what it
-encoded until a chunk fills or the queue empties; writing whenever `flush_secs` has
-passed since the last write keeps the SIGKILL promise: what was encoded more than a flush
-interval ago is with the OS.
+encoded until a chunk fills or the queue empties; writing whenever `write_secs` (half the
+writer's flush interval) has passed since the last write keeps the SIGKILL promise: what
+was encoded longer ago than that is with the OS.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
+
+from summarylib.writer import records
+from summarylib.writer.event_codec import BATCH_MAKERS
 
 # Bytes gathered before one write to the OS.
 WRITE_CHUNK = 1 << 20
@@ -18,13 +26,21 @@ WRITE_CHUNK = 1 << 20
 
 class Output:
     """Framed records gathered by the worker; `write_records(parts, count)` hands them to
-    the file when a chunk is full, when `flush_secs` has passed since the last write, and
+    the file when a chunk is full, when `write_secs` has passed since the last write, and
     when the worker asks."""
 
-    def __init__(self, write_records: Callable[[list[bytes], int], None], flush_secs: float) -> None:
+    def __init__(
+        self,
+        write_records: Callable[[list[bytes], int], None],
+        write_secs: float,
+        framer: records.Framer,
+        on_dropped: Callable[[Callable[..., Any], tuple, Exception], None],
+    ) -> None:
         self._write_records = write_records
-        self._flush_secs = flush_secs
-        self._deadline = time.monotonic() + flush_secs
+        self._write_secs = write_secs
+        self._framer = framer
+        self._on_dropped = on_dropped
+        self._deadline = time.monotonic() + write_secs
         self._parts: list[bytes] = []
         self._size = 0
         self._count = 0
@@ -41,8 +57,33 @@ class Output:
 
     def write(self) -> None:
         """Hand what was gathered to the OS."""
-        self._deadline = time.monotonic() + self._flush_secs
+        self._deadline = time.monotonic() + self._write_secs
         if self._parts:
             parts, count = self._parts, self._count
             self._parts, self._size, self._count = [], 0, 0
             self._write_records(parts, count)
+
+    def event(self, make_event: Callable[..., Any], wall_time: float, step: int, args: tuple) -> None:
+        """Encode and frame one event, `make_event(wall_time, step, *args)`; one that
+        fails goes to `on_dropped`."""
+        try:
+            event = make_event(wall_time, step, *args)
+            if event is not None:  # None: the maker wrote elsewhere (series_files)
+                self.add(self._framer.frame(event), 1)
+        except Exception as error:  # a bad value or an encoder bug: this event alone
+            self._on_dropped(make_event, args, error)
+
+    def run(self, make_event: Callable[..., Any] | None, items: list[tuple[float, int, tuple]]) -> None:
+        """Encode `(wall_time, step, args)` items of one batch maker at once (see
+        event_codec.BATCH_MAKERS); if that fails, one by one."""
+        if not items:
+            return
+        try:
+            groups = BATCH_MAKERS[make_event](items)
+            framed = [(positions, records.frame_rows(rows)) for positions, rows in groups]
+            joined = records.interleave(framed, len(items))
+        except Exception:
+            for wall_time, step, args in items:
+                self.event(make_event, wall_time, step, args)
+            return
+        self.add((joined,), len(items))
