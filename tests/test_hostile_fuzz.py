@@ -9,7 +9,6 @@ counts no error. SUMMARYLIB_HYPOTHESIS=long runs 20 times as many examples."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 import warnings
@@ -28,7 +27,7 @@ from summarylib.proto import graph_pb2, projector_config_pb2, summary_pb2
 from summarylib.reader import iter_events
 from tests.hostile_values import examples, hostile, laid_out, numeric_arrays, steps, strings, tags
 
-FEW, SOME = examples(12), examples(25)
+FEW, SOME = examples(25), examples(50)
 
 
 def _check_error(error: Exception, apis: tuple[str, ...], tag: Any) -> None:
@@ -44,7 +43,7 @@ def _check_error(error: Exception, apis: tuple[str, ...], tag: Any) -> None:
         rest = rest[len(f"tag {tag!r}: ") :]
     elif rest.startswith("tag "):
         rest = rest[rest.index(": argument ") + 2 :]
-    assert re.match(r"argument (\'[^\']*\'|\"[^\"]*\"): ", rest), message[:300]
+    assert rest.startswith(("argument '", 'argument "')), message[:300]
 
 
 def check_contract(
@@ -63,7 +62,7 @@ def check_contract(
     try:
         writer = sl.create_file_writer(logdir)
         wrote = False
-        with writer.as_default(step=1), warnings.catch_warnings():
+        with warnings.catch_warnings(), writer.as_default(step=1):
             warnings.simplefilter("ignore", RuntimeWarning)  # NaN left out, audio clipped
             sl.scalar("before", 1.0)
             try:

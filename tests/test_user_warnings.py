@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import uuid
+import warnings
 
 import numpy as np
 import pytest
@@ -103,3 +104,29 @@ def test_a_warning_on_the_callers_thread_points_at_the_user_at_once():
         histogram.encode(tag, [NAN, 1.0])
         line = sys._getframe().f_lineno - 1
     assert (record[0].filename, record[0].lineno) == (__file__, line)
+
+
+def test_leaving_as_default_raises_the_warnings_of_its_block(logdir):
+    tag = unique("block")
+    writer = sl.create_file_writer(logdir)
+    with pytest.warns(RuntimeWarning, match=rf"tag '{tag}'") as record:
+        with writer.as_default(step=0):
+            sl.histogram(tag, [NAN])
+        line = sys._getframe().f_lineno - 2  # the with statement's line
+    writer.close()
+    (warning,) = [w for w in record if tag in str(w.message)]
+    assert (warning.filename, warning.lineno) == (__file__, line)
+
+
+def test_an_exception_leaving_as_default_is_not_replaced_by_a_warning(logdir):
+    tag = unique("unwinding")
+    writer = sl.create_file_writer(logdir)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(KeyError), writer.as_default(step=0):
+            sl.histogram(tag, [NAN])
+            writer.flush()
+            raise KeyError("the training loop's own error")
+        with pytest.raises(RuntimeWarning, match=tag):
+            sl.flush()  # the warning was kept for the next call
+    writer.close()

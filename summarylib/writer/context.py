@@ -137,7 +137,9 @@ def _framework_scalar(step: Any, argument: str, api: str, tag: str | None) -> An
 @contextlib.contextmanager
 def defaults(writer: DefaultWriter | None, step: Any = None) -> Iterator[None]:
     """Make `writer` (and `step`, unless None) the defaults inside the block; restore the
-    previous ones on the way out."""
+    previous ones on the way out. Leaving the block normally (after the writer's flush
+    of `as_default`) raises the warnings about the data it logged (`warn_user`); an
+    exception leaving it is not replaced by them."""
     step_token = None if step is None else default_step.set(coerce_step(step, api="as_default"))
     writer_token = default_writer.set(writer)
     try:
@@ -146,6 +148,8 @@ def defaults(writer: DefaultWriter | None, step: Any = None) -> Iterator[None]:
         default_writer.reset(writer_token)
         if step_token is not None:
             default_step.reset(step_token)
+    if pending_warnings:
+        emit_pending_warnings()
 
 
 def set_step(step: Any) -> None:
