@@ -29,7 +29,6 @@ from summarylib.reading.records import Records
 from summarylib.reading.row_assembly import decode_records
 from summarylib.reading.rows import Filters, Names, Rows, RunState
 from summarylib.reading.table import make_table
-from summarylib.reading.values import decode_value
 
 
 class Value(NamedTuple):
@@ -147,7 +146,7 @@ class Reader:
 
     def values(self) -> Iterator[Value]:
         """The values that are new since the last call, run by run, in file order."""
-        for batch in self.batches():
+        for batch in self.batches(decode=True):
             values = self._decode_protos(batch)
             steps = iter(batch.rows.step.tolist())
             handed_out = None
@@ -166,7 +165,7 @@ class Reader:
         run_names: list[str] = []
         cursors = {path: dataclasses.replace(cursor) for path, cursor in self._cursors.items()}
         try:
-            for batch in self.batches():
+            for batch in self.batches(decode=True):
                 if batch.run not in run_names:
                     run_names.append(batch.run)
                 pieces.append((run_names.index(batch.run), batch.rows, self._table_values(batch)))
@@ -176,10 +175,12 @@ class Reader:
             raise
         return make_table(pieces, run_names, self.names.tags, as_dataframe)
 
-    def batches(self, keep_events: bool = False) -> Iterator[Batch]:
+    def batches(self, keep_events: bool = False, decode: bool = False) -> Iterator[Batch]:
         """The new values as Rows, a stretch of a file at a time; each batch must be committed
-        once handed out. `keep_events` keeps the non-summary events too (for inspection).
-        Remote files are requested a few ahead of the one being read (see FetchAhead)."""
+        once handed out. `keep_events` keeps the non-summary events too (for inspection);
+        `decode` decodes the values into `Rows.decoded` (values that cannot be decoded are left
+        out of batches either way). Remote files are requested a few ahead of the one being
+        read (see FetchAhead)."""
         runs = {
             run: [self._cursors.setdefault(path, _Cursor(path)) for path in files]
             for run, files in self.runs().items()
@@ -191,14 +192,22 @@ class Reader:
                 for cursor in cursors:
                     if cursor.finished:
                         continue
-                    yield from self._file_batches(run, cursor, state, keep_events, ahead.take(cursor.path))
+                    yield from self._file_batches(
+                        run, cursor, state, keep_events, decode, ahead.take(cursor.path)
+                    )
                     newer = cursor is not cursors[-1]
                     cursor.finished = newer and cursor.tail is None and storage.on_object_store(cursor.path)
         finally:
             ahead.cancel()
 
     def _file_batches(
-        self, run: str, cursor: _Cursor, state: RunState, keep_events: bool, head: Future[bytes] | None
+        self,
+        run: str,
+        cursor: _Cursor,
+        state: RunState,
+        keep_events: bool,
+        decode: bool,
+        head: Future[bytes] | None,
     ) -> Iterator[Batch]:
         status = ReadStatus()
         met = [offset for path, offset, number in self._corruption if path == cursor.path and not number]
@@ -208,7 +217,7 @@ class Reader:
         try:
             for chunk in scanned:
                 rows = decode_records(chunk, state, self.names, self._filters, keep_events)
-                rows, (end, end_skip), error = self._without_damage(chunk, rows)
+                rows, (end, end_skip), error = self._without_damage(chunk, rows, decode)
                 yield Batch(run, cursor.path, _without_handed_out(rows, cursor), end, cursor, end_skip)
                 if error is not None:
                     raise error
@@ -221,7 +230,7 @@ class Reader:
         cursor.tail = next((p for p in status.problems if p.kind != CORRUPT), None)
 
     def _without_damage(
-        self, chunk: Records, rows: Rows
+        self, chunk: Records, rows: Rows, decode: bool
     ) -> tuple[Rows, tuple[int, int], CorruptRecordError | None]:
         """A chunk's rows less their damage (see `find_damage`), where reading continues after
         them (an offset, and how many values of its record are done), and the error to raise
@@ -229,7 +238,7 @@ class Reader:
         raised; else the rows end just before it, and it is raised. Damaged values are left out
         before values already handed out are, so that `_Cursor.skip` never counts them."""
         keep = np.ones(len(rows), bool)
-        for damage in find_damage(chunk, rows, self.names.plugins):
+        for damage in find_damage(chunk, rows, self.names.plugins, decode):
             met = damage.key in self._corruption
             self._corruption[damage.key] = damage.problem
             if not (self.tolerant or met):
@@ -256,13 +265,14 @@ class Reader:
         )
         return map(tuple.__new__, repeat(Value), fields)
 
-    def _decode_protos(self, batch: Batch) -> list:
-        """The value of each row: the number of scalars read at the byte level, the others
-        decoded (rows of values that cannot be decoded are left out of batches)."""
+    @staticmethod
+    def _decode_protos(batch: Batch) -> list:
+        """The value of each row of a batch made with `decode`: the number of scalars read at
+        the byte level, the others as decoded."""
         rows = batch.rows
         values = rows.number.tolist()
-        for position, proto in rows.protos.items():
-            values[position] = decode_value(proto, self.names.plugins[rows.plugin[position]])
+        for position, value in rows.decoded.items():
+            values[position] = value
         return values
 
     def _table_values(self, batch: Batch) -> np.ndarray:

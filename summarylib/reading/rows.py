@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +65,7 @@ class Rows:
 
     Values of scalar events read at the byte level have their value in `number` and their
     layout in `shapes[shape]`; the others (`shape` -1) have their `Summary.Value` in `protos`,
-    by row position.
+    by row position, and once decoded their value in `decoded`.
     """
 
     record: np.ndarray  # int64: index of the value's record in its Records
@@ -81,6 +82,7 @@ class Rows:
     events: list[tuple[int, event_pb2.Event]] = field(default_factory=list)  # non-summary events
     conflicts: list[tuple[str, str, str]] = field(default_factory=list)  # (tag, kept, ignored plugin)
     bad: list[tuple[int, str]] = field(default_factory=list)  # (offset, why) of records that are no Event
+    decoded: dict[int, Any] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.record)
@@ -90,12 +92,10 @@ class Rows:
         if keep.dtype == bool and keep.all():
             return self
         positions = np.flatnonzero(keep) if keep.dtype == bool else keep
-        protos = {}
+        new_positions = None
         if self.protos:
             new_positions = np.full(len(self), -1, np.int64)
             new_positions[positions] = np.arange(len(positions))
-            moved = new_positions[list(self.protos)].tolist()
-            protos = {new: proto for new, proto in zip(moved, self.protos.values(), strict=True) if new >= 0}
         columns = {
             name: getattr(self, name)[positions]
             for name in ("record", "offset", "size", "tag", "plugin", "step", "wall_time", "number", "shape")
@@ -103,8 +103,17 @@ class Rows:
         return Rows(
             **columns,
             shapes=self.shapes,
-            protos=protos,
+            protos=_moved(self.protos, new_positions),
             events=self.events,
             conflicts=self.conflicts,
             bad=self.bad,
+            decoded=_moved(self.decoded, new_positions),
         )
+
+
+def _moved(by_position: dict[int, Any], new_positions: np.ndarray | None) -> dict[int, Any]:
+    """Items by row position, at their new positions (-1: left out)."""
+    if not by_position:
+        return {}
+    moved = new_positions[list(by_position)].tolist()
+    return {new: item for new, item in zip(moved, by_position.values(), strict=True) if new >= 0}

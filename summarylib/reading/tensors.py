@@ -85,9 +85,10 @@ def _stored(tensor: tensor_pb2.TensorProto, dtype: int) -> tuple[int, str | None
     return len(getattr(tensor, _VALUE_FIELDS[dtype][0])), None
 
 
-def tensor_problem(tensor: tensor_pb2.TensorProto) -> str | None:
-    """Why `tensor` cannot be read as an array (see the module's docstring), or None."""
-    shape = tensor_shape(tensor)
+def tensor_problem(tensor: tensor_pb2.TensorProto, shape: tuple[int, ...] | None = None) -> str | None:
+    """Why `tensor` (of `shape`, when known) cannot be read as an array (see the module's
+    docstring), or None."""
+    shape = tensor_shape(tensor) if shape is None else shape
     problem = _shape_problem(shape)
     if problem:
         return problem
@@ -133,10 +134,15 @@ def tensor_array(tensor: tensor_pb2.TensorProto) -> np.ndarray:
     Strings come back as an object array of `bytes`, bfloat16 as float32.
     ValueError (saying why, see `tensor_problem`) for a tensor that cannot be read.
     """
-    problem = tensor_problem(tensor)
+    shape = tensor_shape(tensor)
+    problem = tensor_problem(tensor, shape)
     if problem:
         raise ValueError(problem)
-    shape = tensor_shape(tensor)
+    return read_tensor(tensor, shape)
+
+
+def read_tensor(tensor: tensor_pb2.TensorProto, shape: tuple[int, ...]) -> np.ndarray:
+    """`tensor_array` of a tensor of `shape` that `tensor_problem` found nothing wrong with."""
     dtype = tensor.dtype
     if dtype == types_pb2.DT_STRING:
         values = np.empty(len(tensor.string_val), dtype=object)

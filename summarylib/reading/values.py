@@ -17,7 +17,7 @@ import numpy as np
 
 from summarylib.proto import histogram_pb2, summary_pb2, tensor_pb2
 from summarylib.reading.plugins import layout_problem
-from summarylib.reading.tensors import dtype_name, tensor_array, tensor_problem, tensor_shape
+from summarylib.reading.tensors import dtype_name, read_tensor, tensor_problem, tensor_shape
 
 PR_CURVE_ROWS = (
     "true_positives",
@@ -162,17 +162,22 @@ def value_problem(value: summary_pb2.Summary.Value, plugin: str) -> str | None:
     limits than its buckets need. O(1) for most values: it reads no tensor's data.
     """
     kind = value.WhichOneof("value")
-    if kind == "histo" and len(value.histo.bucket_limit) < len(value.histo.bucket) - 1:
-        return f"histogram of {len(value.histo.bucket)} buckets has {len(value.histo.bucket_limit)} limits"
-    if kind != "tensor":
-        return None
-    tensor = value.tensor
-    problem = tensor_problem(tensor)
-    if (
-        problem
-        or plugin != "images"
-        or layout_problem(plugin, dtype_name(tensor.dtype), tensor_shape(tensor))
-    ):
+    if kind == "histo":
+        return _histogram_problem(value.histo)
+    if kind == "tensor":
+        return _tensor_problem(value.tensor, tensor_shape(value.tensor), plugin)
+    return None
+
+
+def _histogram_problem(histo: histogram_pb2.HistogramProto) -> str | None:
+    if len(histo.bucket_limit) < len(histo.bucket) - 1:
+        return f"histogram of {len(histo.bucket)} buckets has {len(histo.bucket_limit)} limits"
+    return None
+
+
+def _tensor_problem(tensor: tensor_pb2.TensorProto, shape: tuple[int, ...], plugin: str) -> str | None:
+    problem = tensor_problem(tensor, shape)
+    if problem or plugin != "images" or layout_problem(plugin, dtype_name(tensor.dtype), shape):
         return problem
     for size in _leading_strings(tensor, 2):
         try:
@@ -184,11 +189,15 @@ def value_problem(value: summary_pb2.Summary.Value, plugin: str) -> str | None:
 
 def decode_tensor(tensor: tensor_pb2.TensorProto, plugin: str) -> Any:
     """A v2 tensor summary as plain data: the plugin's data when the tensor fits the plugin's
-    layout (see `layout_problem`), else the numpy array."""
-    array = tensor_array(tensor)
-    if layout_problem(plugin, dtype_name(tensor.dtype), array.shape):
-        return array
-    return _plugin_data(plugin, array)
+    layout (see `layout_problem`), else the numpy array. ValueError for a tensor that cannot
+    be decoded (see `value_problem`)."""
+    shape = tensor_shape(tensor)
+    problem = _tensor_problem(tensor, shape, plugin)
+    if problem:
+        raise ValueError(problem)
+    if layout_problem(plugin, dtype_name(tensor.dtype), shape):
+        return read_tensor(tensor, shape)
+    return _plugin_data(plugin, read_tensor(tensor, shape))
 
 
 def decode_value(value: summary_pb2.Summary.Value, plugin: str) -> Any:
@@ -197,12 +206,15 @@ def decode_value(value: summary_pb2.Summary.Value, plugin: str) -> Any:
     scalars: float. histograms: `[k, 3]` float64 array of (left, right, count). images: `Images`.
     audio: `Audio`. text: str, or a numpy array of str. pr_curves: `PrCurve`. Any other
     tensor: its numpy array. `plugin` is the one TensorBoard assigns the value's tag.
-    ValueError for a value that cannot be decoded (`value_problem` says why).
+    ValueError for a value that cannot be decoded (saying why, as `value_problem` does).
     """
     kind = value.WhichOneof("value")
     if kind == "simple_value":
         return value.simple_value
     if kind == "histo":
+        problem = _histogram_problem(value.histo)
+        if problem:
+            raise ValueError(problem)
         return legacy_histogram(value.histo)
     if kind == "image":
         image = value.image
