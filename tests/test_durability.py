@@ -384,7 +384,9 @@ def test_disk_full_is_reported_not_fatal(logdir):
     assert 1 <= result.stderr.count("writing events failed") <= 2
     assert len(files_of(logdir)) == 1
     steps = steps_by_tag(logdir)["x"]
-    assert steps == list(range(len(steps))) and 100 <= len(steps) < 3000  # what fit, intact
+    # What fit, whole records in order: a write that did not fit was cut back, so a later,
+    # smaller one may still fit behind it (the events between are counted as lost).
+    assert steps[:100] == list(range(100)) and steps == sorted(set(steps)) and len(steps) < 3000
 
 
 def test_leaving_as_default_on_a_full_disk_warns_once_and_the_loop_goes_on(logdir):

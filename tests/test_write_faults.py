@@ -311,6 +311,27 @@ def test_add_scalars_series_are_recreated_after_the_logdir_is_deleted(logdir, ca
     assert "loss_train" in warnings or "loss_val" in warnings  # names a deleted series file
 
 
+def test_a_series_that_cannot_be_written_counts_its_events_lost_then_resumes(logdir):
+    writer = TorchWriter(logdir, flush_secs=600)
+    blocked = os.path.join(logdir, "loss_train")
+    open(blocked, "w").close()  # a file where the series' directory goes
+    for step in range(100):
+        writer.add_scalars("loss", {"train": float(step), "val": float(step)}, step)
+    with pytest.raises(WriterError, match="loss_train"):
+        writer.flush()
+    os.remove(blocked)
+    for step in range(100, 200):
+        writer.add_scalars("loss", {"train": float(step), "val": float(step)}, step)
+    writer.flush()
+    stats = writer._writer.stats()  # the summarylib writer under the torch-style one
+    writer.close()
+    assert (stats.events_lost, stats.events_dropped) == (100, 0)  # a write failure, not a bad value
+    assert stats.events_written == stats.events_queued - 100 == 300  # series events count as written
+    scalars = read_scalars(logdir)
+    assert [step for step, _ in scalars["loss_train"]["loss"]] == list(range(100, 200))
+    assert [step for step, _ in scalars["loss_val"]["loss"]] == list(range(200))
+
+
 def test_series_file_deleted_while_suspended_is_reported(tmp_path):
     from summarylib.writer.series_files import SeriesFiles
 

@@ -38,7 +38,7 @@ from summarylib.writer import records
 from summarylib.writer.backlog import Backlog
 from summarylib.writer.event_codec import BATCH_MAKERS
 from summarylib.writer.event_file import EventFile
-from summarylib.writer.outcomes import WriterError, WriterStats, dropped
+from summarylib.writer.outcomes import WriterError, WriterStats, dropped, error_text
 from summarylib.writer.output import Output
 
 __all__ = ["Engine", "WriterError", "WriterStats"]
@@ -160,10 +160,10 @@ class Engine:
     def _warn_once(self) -> None:
         self.warn_pending = False
         log.warning(
-            "summarylib writer %s: writing events failed: %r. Logging goes on; "
+            "summarylib writer %s: writing events failed: %s. Logging goes on; "
             "flush() and close() will raise this error; stats() counts the failures.",
             self.name,
-            self._last_error,
+            error_text(self._last_error),
         )
 
     def flush(self, fsync: bool = False, timeout: float = DEFAULT_CLOSE_TIMEOUT, quiet: bool = False) -> None:
@@ -236,7 +236,7 @@ class Engine:
             bytes_written=self.file.bytes_written,
             queue_high_water_bytes=max(self._high_water, self.pending_bytes()),
             errors=self._errors,
-            last_error=None if self._last_error is None else repr(self._last_error),
+            last_error=None if self._last_error is None else error_text(self._last_error),
             path=self.file.path,
             events_lost=self._lost,
             events_dropped=self._dropped,
@@ -268,7 +268,7 @@ class Engine:
         error, self._unraised_error = self._unraised_error, None
         if error is not None:
             raise WriterError(
-                f"summarylib writer {self.name}: writing events failed: {error!r} (so far "
+                f"summarylib writer {self.name}: writing events failed: {error_text(error)} (so far "
                 f"{self._lost} events lost, {self._dropped} dropped; see stats())"
             ) from error
 
@@ -296,7 +296,7 @@ class Engine:
         maker (scalars) are encoded together with numpy; the rest one by one. An event
         that fails to encode is dropped alone (see Output)."""
         queue = self.queue
-        output = Output(self.write_records, self._flush_secs / 2, self._framer, self._on_dropped)
+        output = Output(self, self._flush_secs / 2, self._framer)
         run: list[tuple[float, int, tuple]] = []
         run_maker = None
         while queue:
@@ -327,10 +327,19 @@ class Engine:
         output.run(run_maker, run)
         output.write()
 
-    def _on_dropped(self, make_event: Callable[..., Any], args: tuple, error: Exception) -> None:
-        """Count and record an event that failed to encode, naming its op and tag."""
-        self._dropped += 1
-        self._record_error(dropped(make_event, args, error))
+    def written_elsewhere(self) -> None:
+        """Count one event its maker wrote to a file of its own (series_files)."""
+        self._written += 1
+
+    def event_failed(self, make_event: Callable[..., Any], args: tuple, error: Exception) -> None:
+        """Count and record one event whose maker failed: lost when it was writing a file
+        of its own (an OSError of series_files), else dropped, its op and tag named."""
+        if isinstance(error, OSError):
+            self._lost += 1
+            self._record_error(error)
+        else:
+            self._dropped += 1
+            self._record_error(dropped(make_event, args, error))
 
     def write_records(self, parts: list[bytes], count: int) -> None:
         """Write framed records (`count` events) to the file; errors are recorded."""

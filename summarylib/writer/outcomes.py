@@ -40,6 +40,12 @@ class WriterStats:
     events_dropped: int = 0
 
 
+def error_text(error: BaseException) -> str:
+    """`error` for a message: its type and text, with the file name an OSError carries
+    (its repr leaves the name out)."""
+    return f"{type(error).__name__}: {error}"
+
+
 _FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
 
 
@@ -67,6 +73,6 @@ def dropped(make_event: Callable[..., object], args: tuple, error: BaseException
     """The error recorded for an event that failed to encode, naming its op and tag."""
     op, tag = describe(make_event, args)
     where = f"summarylib.{op}" if tag is None else f"summarylib.{op}: tag {tag!r}"
-    dropped_error = EventDropped(f"{where}: the event failed to encode and was dropped: {error!r}")
+    dropped_error = EventDropped(f"{where}: the event failed to encode and was dropped: {error_text(error)}")
     dropped_error.__cause__ = error
     return dropped_error

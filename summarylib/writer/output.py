@@ -2,7 +2,7 @@
 the OS in large writes, and at least once every given interval.
 
 An event that fails to encode (a value the call let through, an encoder bug) is dropped
-alone and handed to `on_dropped`; a batch that fails is encoded again one by one, so
+alone and handed to the sink's `event_failed`; a batch that fails is encoded again one by one, so
 one bad event never takes a neighbour with it.
 
 A drain of a long queue (a caller that outpaces the writer) would otherwise hold what it
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from summarylib.writer import records
 from summarylib.writer.event_codec import BATCH_MAKERS
@@ -24,22 +24,28 @@ from summarylib.writer.event_codec import BATCH_MAKERS
 WRITE_CHUNK = 1 << 20
 
 
-class Output:
-    """Framed records gathered by the worker; `write_records(parts, count)` hands them to
-    the file when a chunk is full, when `write_secs` has passed since the last write, and
-    when the worker asks."""
+class Sink(Protocol):
+    """Where an Output's events go: the writer's engine."""
 
-    def __init__(
-        self,
-        write_records: Callable[[list[bytes], int], None],
-        write_secs: float,
-        framer: records.Framer,
-        on_dropped: Callable[[Callable[..., Any], tuple, Exception], None],
-    ) -> None:
-        self._write_records = write_records
+    def write_records(self, parts: list[bytes], count: int) -> None:
+        """Write framed records, `count` events, to the run's file."""
+
+    def written_elsewhere(self) -> None:
+        """Count one event its maker wrote to a file of its own (series_files)."""
+
+    def event_failed(self, make_event: Callable[..., Any], args: tuple, error: Exception) -> None:
+        """Count and record one event whose maker failed."""
+
+
+class Output:
+    """Framed records gathered by the worker; `sink.write_records(parts, count)` hands them
+    to the file when a chunk is full, when `write_secs` has passed since the last write,
+    and when the worker asks."""
+
+    def __init__(self, sink: Sink, write_secs: float, framer: records.Framer) -> None:
+        self._sink = sink
         self._write_secs = write_secs
         self._framer = framer
-        self._on_dropped = on_dropped
         self._deadline = time.monotonic() + write_secs
         self._parts: list[bytes] = []
         self._size = 0
@@ -61,17 +67,19 @@ class Output:
         if self._parts:
             parts, count = self._parts, self._count
             self._parts, self._size, self._count = [], 0, 0
-            self._write_records(parts, count)
+            self._sink.write_records(parts, count)
 
     def event(self, make_event: Callable[..., Any], wall_time: float, step: int, args: tuple) -> None:
-        """Encode and frame one event, `make_event(wall_time, step, *args)`; one that
-        fails goes to `on_dropped`."""
+        """Encode and frame one event, `make_event(wall_time, step, *args)`; one whose
+        maker fails goes to the sink's `event_failed`, alone."""
         try:
             event = make_event(wall_time, step, *args)
-            if event is not None:  # None: the maker wrote elsewhere (series_files)
+            if event is None:  # the maker wrote it to a file of its own (series_files)
+                self._sink.written_elsewhere()
+            else:
                 self.add(self._framer.frame(event), 1)
-        except Exception as error:  # a bad value or an encoder bug: this event alone
-            self._on_dropped(make_event, args, error)
+        except Exception as error:  # a bad value, an encoder bug, a series file's write
+            self._sink.event_failed(make_event, args, error)
 
     def run(self, make_event: Callable[..., Any] | None, items: list[tuple[float, int, tuple]]) -> None:
         """Encode `(wall_time, step, args)` items of one batch maker at once (see
