@@ -28,6 +28,7 @@ from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
 
 import summarylib as sl
 from summarylib.integrations.keras.callback import TensorBoard
+from tests.full_disk import nearly_full_tmpfs
 from tests.tensorboard_data import provider_for, read_scalars, read_tensors
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -293,3 +294,26 @@ def test_unknown_embedding_layer_in_metadata(logdir):
     callback = TensorBoard(logdir, embeddings_freq=1, embeddings_metadata={"nope": "labels.tsv"})
     with pytest.raises(ValueError, match="'nope'"):
         callback.set_model(make_model())
+
+
+def test_fit_returns_its_history_when_the_disk_fills_up_during_training(tmp_path, caplog):
+    with nearly_full_tmpfs(str(tmp_path / "mnt"), free=8 * 1024) as mount:
+        model = make_model()
+        callback = TensorBoard(mount, histogram_freq=1, write_images=True, update_freq="batch")
+        history = model.fit(*make_data(64, seed=1), batch_size=16, epochs=3, callbacks=[callback], verbose=0)
+        after_fit = True  # raised WriterError at on_train_end before
+    assert after_fit and len(history.history["loss"]) == 3
+    failures = [r for r in caplog.records if r.name == "summarylib" and r.levelname == "WARNING"]
+    assert failures and any("No space left" in r.getMessage() for r in failures)
+
+
+def test_a_users_writer_of_the_same_run_still_raises_after_fit(tmp_path, caplog):
+    with nearly_full_tmpfs(str(tmp_path / "mnt"), free=8 * 1024) as mount:
+        users_writer = sl.create_file_writer(os.path.join(mount, "train"))  # shares the run's file
+        model = make_model()
+        callback = TensorBoard(mount, histogram_freq=1, write_images=True)
+        history = model.fit(*make_data(64, seed=1), batch_size=16, epochs=2, callbacks=[callback], verbose=0)
+        assert len(history.history["loss"]) == 2
+        assert users_writer.stats().errors > 0
+        with pytest.raises(sl.WriterError, match="No space left"):
+            users_writer.close()

@@ -18,6 +18,7 @@ from examples.lightning_fit import TRAINER_OPTIONS, batches, fit
 from summarylib.integrations.lightning import TensorBoardLogger
 from summarylib.proto import hparams_pb2
 from summarylib.reader import iter_events
+from tests.full_disk import nearly_full_tmpfs
 from tests.tensorboard_data import provider_for
 from tests.tensorboard_server import post_json, running_tensorboard, wait_for
 
@@ -189,3 +190,14 @@ def test_vector_and_list_hyperparameters_are_shown_as_text(tmp_path):
     assert shown["class_weights"].string_value == "tensor([1., 2.])"
     assert shown["layers"].string_value == "[3, 4]"
     assert shown["lr"].number_value == 0.5
+
+
+def test_trainer_fit_returns_when_the_disk_fills_up_during_training(tmp_path, caplog):
+    with nearly_full_tmpfs(str(tmp_path / "mnt"), free=4096) as mount:
+        logger = TensorBoardLogger(mount, log_graph=True)
+        fit(logger, epochs=4)  # raised WriterError from finalize, and OSError from hparams.yaml, before
+        after_fit = True
+    assert after_fit
+    warned = [r.getMessage() for r in caplog.records if r.name == "summarylib" and r.levelname == "WARNING"]
+    assert any("closing the writer failed" in m and "No space left" in m for m in warned), warned
+    assert any("writing hparams.yaml failed" in m for m in warned), warned

@@ -25,6 +25,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from summarylib.compat.torch import SummaryWriter
+from summarylib.integrations.implicit import settle_quietly
 from summarylib.ops import hparams as hparams_encoding
 from summarylib.reading import storage
 from summarylib.writer.filesystems import join, subdirectories
@@ -32,6 +33,9 @@ from summarylib.writer.filesystems import join, subdirectories
 HPARAMS_FILE = "hparams.yaml"
 # Lightning's finalize statuses, as the HParams dashboard's session statuses.
 _END_STATUSES = {"success": "success", "finished": "success", "failed": "failure", "interrupted": "failure"}
+
+
+_NAME = "summarylib TensorBoardLogger"
 
 
 def next_version(root_dir: str) -> int:
@@ -219,21 +223,26 @@ def _logger_class(lightning: Any) -> type:
 
         @rank_zero_only
         def save(self) -> None:
-            """Flush, and write `hparams.yaml` in the run's directory once."""
-            self.experiment.flush()
+            """Flush, and write `hparams.yaml` in the run's directory once; a failed write
+            is a warning (Lightning calls this, not the user; Lightning's logger raises)."""
+            settle_quietly(self.experiment.flush, _NAME, "flushing the writer")
             hparams_file = join(self.log_dir, HPARAMS_FILE)
             if storage.kind(self.log_dir) == "directory" and storage.kind(hparams_file) is None:
-                lightning.save_hparams_to_yaml(hparams_file, self.hparams)
+                settle_quietly(
+                    lambda: lightning.save_hparams_to_yaml(hparams_file, self.hparams),
+                    _NAME,
+                    f"writing {HPARAMS_FILE}",
+                )
 
         @rank_zero_only
         def finalize(self, status: str) -> None:
-            """End the session with `status` and close the writer; on success, save."""
+            """End the session with `status` and close the writer (a failed write is a
+            warning, not raised into `trainer.fit`); on success, save."""
             if self._experiment is not None:
                 if self._session_started:
                     status_name = _END_STATUSES.get(status, "unknown")
                     self._experiment.add_summary(hparams_encoding.encode_session_end(status_name))
-                self._experiment.flush()
-                self._experiment.close()
+                settle_quietly(self._experiment.close, _NAME, "closing the writer")
             if status == "success":
                 self.save()
 

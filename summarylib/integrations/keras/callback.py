@@ -21,6 +21,7 @@ import keras
 
 import summarylib
 from summarylib.dashboards.embedding import embedding
+from summarylib.integrations.implicit import settle_quietly
 from summarylib.integrations.keras.model_graph import model_graph
 from summarylib.integrations.keras.projector import check_layer_names, metadata_for, read_metadata
 from summarylib.integrations.keras.weights import weight_image, weight_tag
@@ -127,8 +128,10 @@ class TensorBoard(keras.callbacks.Callback):
             yield
 
     def _close_writers(self) -> None:
-        for writer in self._writers.values():
-            writer.close()
+        """Close the runs' writers; a failed write is a warning, never raised into `fit`
+        (see `summarylib.integrations.implicit`)."""
+        for kind, writer in self._writers.items():
+            settle_quietly(writer.close, _NAME, f"closing the {_RUNS[kind]!r} run's writer")
         self._writers = {}
 
     def _push_writer(self, kind: str, step: int) -> None:
