@@ -10,6 +10,7 @@ import os
 import struct
 import tracemalloc
 
+import numpy as np
 import pytest
 
 from summarylib import inspect
@@ -137,6 +138,35 @@ def test_a_following_reader_is_not_stuck_at_an_undecodable_value(tmp_path):
     write_events(path, events[120:])
     seen += [v.step for v in follow]
     assert seen == list(range(178)) and len(follow.problems) == 1
+
+
+def test_one_long_string_among_many_short_ones_takes_no_more_than_the_text(tmp_path):
+    """numpy's str arrays pad every element to the longest: 10k strings, one of 40k characters,
+    asked for 1.6 GB."""
+    path = event_path(str(tmp_path))
+    strings = [b"x" * 40_000, *[b"ab"] * 10_000]
+    text = tensor_value(
+        "t", "text", dtype=types_pb2.DT_STRING, tensor_shape={"dim": [{"size": len(strings)}]}
+    )
+    text.tensor.string_val.extend(strings)
+    write_events(path, [event(1, text), event(2, tensor_value("u", "text", **text_tensor(["a", "bc"])))])
+    tracemalloc.start()
+    try:
+        long, short = list(iter_values(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * os.path.getsize(path)
+    assert long.value.tolist() == [s.decode() for s in strings] and long.value.shape == (10_001,)
+    assert short.value.dtype == np.dtype("<U2") and short.value.tolist() == ["a", "bc"]
+
+
+def text_tensor(texts: list[str]) -> dict:
+    return {
+        "dtype": types_pb2.DT_STRING,
+        "tensor_shape": {"dim": [{"size": len(texts)}]},
+        "string_val": [t.encode() for t in texts],
+    }
 
 
 def test_small_tensors_are_still_filled_with_their_last_value(tmp_path):

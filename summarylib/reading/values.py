@@ -105,9 +105,24 @@ class PrCurve:
         return rows
 
 
+# numpy's str arrays give every element the width of the longest: one long string among many
+# short ones would take far more memory than the text. Past this many times the text's length
+# (plus a little), text arrays hold Python str objects instead.
+_STR_WIDTH_FACTOR = 8
+_STR_WIDTH_SLACK = 4096
+
+
 def _strings(array: np.ndarray) -> np.ndarray:
-    """An object array of bytes as a numpy array of str (UTF-8, undecodable bytes replaced)."""
-    return np.array([b.decode("utf-8", "replace") for b in array.reshape(-1)], dtype=str).reshape(array.shape)
+    """An object array of bytes as a numpy array of str (UTF-8, undecodable bytes replaced):
+    of numpy's fixed-width str dtype, or of objects when that would take much more memory than
+    the text (see `_STR_WIDTH_FACTOR`)."""
+    texts = [b.decode("utf-8", "replace") for b in array.reshape(-1)]
+    lengths = [len(text) for text in texts]
+    if len(texts) * max(lengths, default=0) <= _STR_WIDTH_FACTOR * sum(lengths) + _STR_WIDTH_SLACK:
+        return np.array(texts, dtype=str).reshape(array.shape)
+    objects = np.empty(len(texts), object)
+    objects[:] = texts
+    return objects.reshape(array.shape)
 
 
 def legacy_histogram(histo: histogram_pb2.HistogramProto) -> np.ndarray:
