@@ -248,3 +248,22 @@ def test_inspect_reports_forged_values_and_lengths_and_wall_times_that_are_no_ti
     assert "value of tag 'n' cannot be decoded: shape [-5] has a negative dimension" in damage[0]
     assert "nan .. nan" in result.stdout and "-1e+300 .. -1e+300" in result.stdout
     assert run_inspect("--logdir", str(tmp_path), "--json").returncode == 1
+
+
+def test_resyncing_over_a_long_run_of_zeros_takes_a_few_times_its_size_not_thirty(tmp_path):
+    """Every position of a zero run looked like a header of length 0 and had its CRC computed:
+    16 times the run's size in index and CRC arrays."""
+    path = event_path(str(tmp_path))
+    write_events(path, [scalar_event("x", 1, 1.0)])
+    with open(path, "ab") as file:
+        file.write(bytes(4 << 20))
+    write_events(path, [scalar_event("x", 2, 2.0)])
+    tracemalloc.start()
+    try:
+        problems = []
+        steps = [v.step for v in iter_values(path, tolerant=True, problems=problems)]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert steps == [1, 2] and [p.size for p in problems] == [4 << 20]
+    assert peak < 8 * os.path.getsize(path)

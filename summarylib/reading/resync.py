@@ -23,15 +23,19 @@ def _read(file: Any, position: int, count: int) -> tuple[np.ndarray, int]:
 
 def header_candidates(buffer: Any, count: int) -> list[int]:
     """Positions in `buffer[:count]` where a record header with a matching CRC starts (of a
-    payload under 4 GiB: a longer one is taken for damage)."""
+    payload under 4 GiB: a longer one is taken for damage). Twelve zero bytes are no header
+    (the CRC of a zero length is not zero): a run of zeros costs no CRCs."""
     data = np.frombuffer(buffer, np.uint8, count)
     positions = count - 11
     if positions <= 0:
         return []
-    high = (
-        data[4 : 4 + positions] | data[5 : 5 + positions] | data[6 : 6 + positions] | data[7 : 7 + positions]
-    )
-    candidates = np.flatnonzero(high == 0)
+    high = np.zeros(positions, np.uint8)
+    for k in range(4, 8):
+        high |= data[k : k + positions]
+    rest = np.zeros(positions, np.uint8)
+    for k in (0, 1, 2, 3, 8, 9, 10, 11):
+        rest |= data[k : k + positions]
+    candidates = np.flatnonzero((high == 0) & (rest != 0))
     matching = header_crcs(data, candidates) == uint32_at(data, candidates + 8)
     return candidates[matching].tolist()
 
