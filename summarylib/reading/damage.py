@@ -22,19 +22,18 @@ from summarylib.reading.values import decode_value, value_problem
 
 @dataclass(frozen=True)
 class Damage:
-    """A `Problem` in a stretch of records and where it lies among its rows: before row
-    `position`, or at it when `value` (an undecodable value, the row left out) is not 0: then
-    it is the value's number among the rows of its record, from 1."""
+    """A `Problem` in a stretch of records, and where it lies among their rows: a record that is
+    no Event lies before row `position` (`number` 0); an undecodable value is row `position`,
+    the `number`-th value (from 1) of its record."""
 
     problem: Problem
     position: int
-    value: int
+    number: int
 
     @property
     def key(self) -> tuple[str, int, int]:
-        """What identifies it on every read: file, offset, and the value's number (0 for a
-        record that is no Event)."""
-        return self.problem.path, self.problem.offset, self.value
+        """What identifies it on every read: file, offset and number."""
+        return self.problem.path, self.problem.offset, self.number
 
 
 def find_damage(records: Records, rows: Rows, plugins: list[str], decode: bool = False) -> list[Damage]:

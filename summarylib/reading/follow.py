@@ -248,7 +248,7 @@ class Reader:
                 done = int(np.count_nonzero(before.offset == offset))
                 error = CorruptRecordError(chunk.path, offset, damage.problem.detail)
                 return before, (offset, done), error
-            if damage.value:
+            if damage.number:
                 keep[damage.position] = False
         return rows.take(keep), (chunk.end, 0), None
 
