@@ -85,7 +85,9 @@ class Relay:
 @contextlib.contextmanager
 def s3_server(bucket: str) -> Iterator[Relay]:
     """Start moto's S3 server with `bucket`, point AWS_ENDPOINT_URL (s3fs, boto3) and
-    S3_ENDPOINT (TensorBoard) at a relay to it; yield the relay; stop it all after."""
+    S3_ENDPOINT (TensorBoard) at a relay to it; yield the relay; stop it all after. s3fs's
+    cached filesystems are dropped on the way in and out: they keep the endpoint they were
+    made with, and another module's server is gone."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
@@ -107,15 +109,23 @@ def s3_server(bucket: str) -> Iterator[Relay]:
         )
         import boto3
 
+        _forget_filesystems()
         boto3.client("s3", endpoint_url=endpoint).create_bucket(Bucket=bucket)
         yield relay
     finally:
         if relay is not None:
             relay.cut()
+        _forget_filesystems()
         os.environ.clear()
         os.environ.update(saved)
         process.terminate()
         process.wait(10)
+
+
+def _forget_filesystems() -> None:
+    import s3fs
+
+    s3fs.S3FileSystem.clear_instance_cache()
 
 
 def _wait_until_up(port: int, timeout: float = 30.0) -> None:

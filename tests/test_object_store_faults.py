@@ -271,6 +271,27 @@ def test_when_even_the_spill_is_full_the_lost_events_are_counted_exactly(s3, url
     assert logged_steps(url, "blob") == uploaded
     missing = sorted(set(range(60)) - set(uploaded))
     assert 0 < len(missing) < 60 and uploaded == sorted(uploaded)
+    assert writer._engine.file.events_lost == 2 * len(missing)
     last_error = writer.stats().last_error
     assert f"lost in all: {2 * len(missing)} events" in last_error
     assert f"steps {missing[0]}..{missing[-1]}" in last_error
+
+
+def test_a_flush_on_a_crawling_store_gives_up_in_time_and_the_uploads_go_on(s3, url, spill_root, monkeypatch):
+    """A flush waits for the store at most STALL_TIMEOUT, then says what still waits (kept
+    on disk) and lets the loop go on; the uploads carry on and close() completes them."""
+    monkeypatch.setattr(segment_uploads, "STALL_TIMEOUT", 0.5)
+    writer = sl.create_file_writer(url, flush_millis=50, storage_options=ONE_ATTEMPT)
+    writer.set_as_default()
+    s3.rate = 20_000  # bytes per second
+    try:
+        for step in range(2_000):
+            sl.scalar("x", float(step), step=step)
+        with pytest.raises(sl.WriterError, match=r"did not finish in 0.5 s; .* kept in"):
+            writer.flush()
+    finally:
+        s3.rate = None
+    monkeypatch.setattr(segment_uploads, "STALL_TIMEOUT", 30.0)  # the relay's last slow chunk
+    writer.close()
+    assert logged_steps(url, "x") == list(range(2_000))
+    assert list(spill_root.iterdir()) == []

@@ -43,9 +43,9 @@ class Spill:
             return file.read()
 
     def remove(self, name: str) -> None:
-        """Forget `name` (its object is uploaded)."""
+        """Forget `name` (its object is uploaded); a file that cannot be deleted stays."""
         assert self.path is not None
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             os.remove(os.path.join(self.path, name))
 
     def remove_if_empty(self) -> None:

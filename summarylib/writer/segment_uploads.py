@@ -34,7 +34,7 @@ from summarylib.writer.segment_spill import Spill
 
 FIRST_BACKOFF = 1.0
 MAX_BACKOFF = 60.0
-# How long a flush waits for an upload that neither succeeds nor fails (a hung store).
+# How long a flush or close waits for the uploads (a hung store, a long backlog).
 STALL_TIMEOUT = 30.0
 
 
@@ -103,8 +103,9 @@ class Uploads:
         except OSError as error:
             with self._cond:
                 self._spilled -= 1
+                behind = self._failure or "uploads slower than the run logs"
                 self._lose(
-                    segment.name, data, f"the store failed ({self._failure}) and keeping it failed: {error!r}"
+                    segment.name, data, f"no room to hold it ({behind}) and keeping it failed: {error!r}"
                 )
             return
         with self._cond:
@@ -125,30 +126,40 @@ class Uploads:
         self.lost.merge(lost)
         self._reports.append(OSError(f"lost {lost} for {self.directory}: {why}"))
 
+    def _lose_unread(self, segment: Segment, error: OSError) -> None:
+        """Count a spilled segment whose file cannot be read back (its events unknown)."""
+        self.lost.objects.append(segment.name)
+        self.lost.bytes += segment.size
+        self._reports.append(OSError(f"lost segment {segment.name}: its kept copy cannot be read: {error!r}"))
+
     def take_report(self) -> OSError | None:
         """A failure or loss not reported yet, once (the writer's thread reports it)."""
         with self._cond:
             return self._reports.pop(0) if self._reports else None
 
-    def wait_uploaded(self, timeout: float = STALL_TIMEOUT) -> None:
-        """Upload everything queued now; OSError when an attempt fails (the segments stay
-        queued and are retried) or none ends within `timeout` seconds."""
+    def wait_uploaded(self, timeout: float | None = None) -> None:
+        """Upload everything queued now; OSError when an attempt fails or the queue is not
+        empty after `timeout` seconds (a hung store, or a backlog of spilled segments the
+        store is still taking: the writer's thread goes on and uploading goes on). What
+        is not uploaded stays queued, in the spill, and is retried. `timeout`: STALL_TIMEOUT
+        when None."""
+        timeout = STALL_TIMEOUT if timeout is None else timeout
         with self._cond:
             if not self._queue:
                 return
             self._now = True
             self._cond.notify_all()
-            attempts, since = self._attempts, self._clock()
+            attempts, deadline = self._attempts, self._clock() + timeout
             while self._queue:
-                if self._attempts != attempts:
-                    if self._failure is not None:
-                        self._reports = [report for report in self._reports if report is not self._failure]
-                        self._spill_held()  # on disk, should the process end before the store is back
-                        raise OSError(f"{self._failure}; {self._waiting()}")
-                    attempts, since = self._attempts, self._clock()
-                elif self._clock() - since > timeout:
+                if self._attempts != attempts and self._failure is not None:
+                    self._reports = [report for report in self._reports if report is not self._failure]
+                    self._spill_held()  # on disk, should the process end before the store is back
+                    raise OSError(f"{self._failure}; {self._waiting()}")
+                attempts = self._attempts
+                if self._clock() > deadline:
+                    self._spill_held()
                     raise OSError(
-                        f"an upload to {self.directory} has not returned for {timeout:g} s; {self._waiting()}"
+                        f"uploads to {self.directory} did not finish in {timeout:g} s; {self._waiting()}"
                     )
                 self._cond.wait(0.05)
 
@@ -171,7 +182,7 @@ class Uploads:
         where = f", {self._spilled} of them kept in {self.spill.path}" if self._spilled else ""
         return f"{len(self._queue)} segment objects ({waiting} bytes) wait for the store{where}; retrying"
 
-    def close(self, timeout: float = STALL_TIMEOUT) -> None:
+    def close(self, timeout: float | None = None) -> None:
         """Upload what is queued and stop. If the store is still failing, stop anyway and
         keep everything not uploaded in the spill: OSError saying what (events, bytes,
         steps, objects) and where; and what was lost."""
@@ -189,14 +200,19 @@ class Uploads:
         for segment in left:
             try:
                 if segment.data is None:
-                    kept.add(segment.name, self.spill.get(segment.name))
+                    data = self.spill.get(segment.name)
                 else:
-                    self.spill.put(segment.name, segment.data)
-                    kept.add(segment.name, segment.data)
+                    data = segment.data
+                    self.spill.put(segment.name, data)
             except OSError as error:
-                self._lose(
-                    segment.name, segment.data or b"", f"the store failed and keeping it failed: {error!r}"
-                )
+                if segment.data is None:
+                    self._lose_unread(segment, error)
+                else:
+                    self._lose(
+                        segment.name, segment.data, f"the store failed and keeping it failed: {error!r}"
+                    )
+                continue
+            kept.add(segment.name, data)
         self.spill.remove_if_empty()
         problems = []
         if failure is not None:
@@ -233,10 +249,10 @@ class Uploads:
 
     def _run(self) -> None:
         while (segment := self._next()) is not None:
-            data = segment.data
-            if data is None and (data := self._read_back(segment)) is None:
+            data = segment.data  # a failed flush may spill it meanwhile: these bytes stay valid
+            loaded = data is None
+            if loaded and (data := self._read_back(segment)) is None:
                 continue
-            loaded = segment.data is None
             try:
                 self.fs.pipe_file(segment.path, data)
             except Exception as error:
@@ -256,13 +272,11 @@ class Uploads:
             data = self.spill.get(segment.name)
         except OSError as error:
             with self._cond:
+                if self._closing:  # close took the queue over
+                    return None
                 self._queue.popleft()
                 self._spilled -= 1
-                self.lost.objects.append(segment.name)
-                self.lost.bytes += segment.size
-                self._reports.append(
-                    OSError(f"lost segment {segment.name}: its kept copy cannot be read: {error!r}")
-                )
+                self._lose_unread(segment, error)
             return None
         with self._cond:
             self._held += len(data)

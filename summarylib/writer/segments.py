@@ -5,12 +5,13 @@ Object stores cannot append: TensorFlow's writer re-uploads the whole growing fi
 each flush, so a long run uploads quadratically many bytes. Here framed records gather
 in memory and are uploaded as a new object, a *segment*, once per upload interval (and
 at once on `flush()`/`close()`): each byte is uploaded once, plus one small header
-record per segment. Segment names share the writer's prefix and end in a zero-padded
+record per segment; a segment is also sealed early once it gathers a quarter of the
+file's memory bound (below). Segment names share the writer's prefix and end in a zero-padded
 counter, so they sort in creation order: TensorBoard reads a run's files in name order
 and never returns to an earlier one, so it reads every segment exactly once, and since
 a segment is complete before anyone can see it, a reader never sees a partial record.
-After SIGKILL every uploaded segment is whole; what was not yet uploaded (at most one
-interval) is lost.
+After SIGKILL every uploaded segment is whole and spilled ones (below) stay on local
+disk; what was only in memory (at most one interval, within the bound) is lost.
 
 Uploads run on a thread of their own (segment_uploads), oldest segment first, so a store
 that is down or slow never stops the writer's thread or the training loop. Memory is
@@ -22,12 +23,16 @@ object will be, and are uploaded from there when the store comes back. So the fi
 at most `max_held_bytes` plus one write of the engine, whatever the store does, and local
 disk takes what the store cannot take yet. A failed upload is reported through the
 writer's error path once per outage and retried with backoff (1 s doubling to a minute),
-or at once at a flush; a failed flush moves every held segment to the spill, so a process
-that ends before the store is back leaves its events on local disk. `close()` while the
-store is still down raises OSError naming the events, steps, bytes and objects not
-uploaded and the directory that keeps them (copy its files into the run's prefix to
-complete the run). Only when the spill cannot be written either (local disk full) are
-events lost, and the error says how many, which steps and which objects.
+or at once at a flush. A flush waits for the uploads at most STALL_TIMEOUT (30 s): past
+that, or when an upload fails, it raises OSError saying what waits and where, and moves
+every held segment to the spill, so a process that ends before the store is back leaves
+its events on local disk. `close()` while the store is still down (or still taking a
+backlog after 30 s) raises OSError naming the events, steps, bytes and objects not
+uploaded and the directory that keeps them, each file named as its object (copy them
+into the run's prefix to complete the run; a copy of an object that did arrive after all
+is the same bytes under the same name). Only when the spill cannot be written either
+(local disk full) are events lost: `events_lost` and the error say how many, which steps
+and which objects.
 
 The file interface is the one the writer engine uses for local files (`write`, `flush`,
 `idle`, `sync`, `close`, ...).
@@ -97,6 +102,11 @@ class SegmentedEventFile:
     def bytes_uploaded(self) -> int:
         """Bytes of all objects uploaded, headers included."""
         return self._uploads.bytes_uploaded
+
+    @property
+    def events_lost(self) -> int:
+        """Events neither uploaded nor kept on local disk (the spill could not be written)."""
+        return self._uploads.lost.events
 
     @property
     def spill_path(self) -> str | None:
