@@ -10,7 +10,8 @@ of a `[k, t, c]` batch, and metadata naming the `audio` plugin with
 Where summarylib accepts more than TF: `[t, c]` and `[t]` data are one clip; float16 and
 float64 samples are rounded to float32 first (TF takes float32 only); a sample rate may
 be an integral float such as 44100.0. Samples outside [-1, 1] (and NaN) are clipped as
-in TF, with a RuntimeWarning the first time a tag has any. Integer samples are rejected,
+in TF, with a RuntimeWarning the first time a tag has any (raised on the caller's thread,
+at the user's line: see summarylib.writer.context.warn_user). Integer samples are rejected,
 as in TF: their scale (16-bit PCM or not) is unknown.
 """
 

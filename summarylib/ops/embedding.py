@@ -26,8 +26,10 @@ projector, which divides the sprite's height by the image height, finds every im
 when images are not square (torch pads the sprite to a square of pixels, which misplaces
 them then). Metadata that the projector would misread is rejected: a label holding a tab
 or a line break, and a header of one column (the projector reads a single column as
-labels only, so the header would become the first point's label). Writing the same tag
-at the same step again replaces that embedding (torch lists it twice).
+labels only, so the header would become the first point's label), and so is a tag that
+cannot name the embedding's directory (holding NUL, `.` or `..`, or over 255 bytes once
+escaped), which torch lets fail on its writer. Writing the same tag at the same step
+again replaces that embedding (torch lists it twice).
 """
 
 from __future__ import annotations

@@ -17,8 +17,9 @@ which is closed on both ends. This is what TensorFlow 2.21's `tf.summary.histogr
 
 Where TensorFlow is broken, summarylib does what a user expects instead:
 
-- NaN and ±Inf are left out (with a RuntimeWarning once per tag saying how many); TensorFlow
-  writes NaN or infinite edges and loses the counts, and the dashboards break.
+- NaN and ±Inf are left out (with a RuntimeWarning once per tag saying how many, raised on
+  the caller's thread at the user's line: see summarylib.writer.context.warn_user);
+  TensorFlow writes NaN or infinite edges and loses the counts, and the dashboards break.
 - A range too wide for float64 (`max - min` overflows, e.g. -1e308 and 1e308): TensorFlow
   writes infinite edges and drops values. A range so narrow that `(max - min) / k` is not a
   normal float64 (below 2.2e-308; only values that close to 0 can be that close together):
