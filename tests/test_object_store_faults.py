@@ -11,11 +11,14 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 import fsspec
 import pytest
 
 import summarylib as sl
+from summarylib.compat.torch import SummaryWriter as TorchStyleWriter
 from summarylib.reader import iter_values
 from summarylib.writer import segment_uploads, segments
 from tests.s3_server import s3_server
@@ -295,3 +298,24 @@ def test_a_flush_on_a_crawling_store_gives_up_in_time_and_the_uploads_go_on(s3, 
     writer.close()
     assert logged_steps(url, "x") == list(range(2_000))
     assert list(spill_root.iterdir()) == []
+
+
+def upload_threads() -> int:
+    return sum(thread.name.startswith("summarylib-upload") for thread in threading.enumerate())
+
+
+def test_upload_threads_end_when_idle_so_a_writer_of_many_series_keeps_few(monkeypatch):
+    """Each add_scalars series is a run of its own, with its own uploads: their threads end
+    once idle and start again with the next segment."""
+    monkeypatch.setattr(segment_uploads, "IDLE_SECONDS", 0.05)
+    logdir = "memory://idle-uploads"
+    with TorchStyleWriter(logdir) as writer:
+        for step in range(3):
+            writer.add_scalars("lr", {f"s{i}": float(i) for i in range(40)}, step)
+            writer.flush()
+            deadline = time.monotonic() + 30
+            while upload_threads() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert upload_threads() == 0
+    for i in range(40):
+        assert [value.step for value in iter_values(f"{logdir}/lr_s{i}")] == [0, 1, 2]

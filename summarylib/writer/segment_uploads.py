@@ -34,6 +34,10 @@ from summarylib.writer.segment_spill import Spill
 
 FIRST_BACKOFF = 1.0
 MAX_BACKOFF = 60.0
+# How long the upload thread waits for a segment before it ends (a new one starts with the
+# next segment): a writer of many runs (add_scalars series) keeps threads only for the
+# runs that are uploading.
+IDLE_SECONDS = 5.0
 # How long a flush or close waits for the uploads (a hung store, a long backlog).
 STALL_TIMEOUT = 30.0
 
@@ -234,7 +238,8 @@ class Uploads:
     # The upload thread ----------------------------------------------------------------
 
     def _next(self) -> Segment | None:
-        """The oldest queued segment once it is due (None when closing)."""
+        """The oldest queued segment once it is due; None when closing, or when none came
+        for IDLE_SECONDS (the thread ends; the next segment starts another)."""
         with self._cond:
             while not self._closing:
                 if self._queue:
@@ -243,8 +248,9 @@ class Uploads:
                         self._now = False
                         return self._queue[0]
                     self._cond.wait(wait)
-                else:
-                    self._cond.wait()
+                elif not self._cond.wait(IDLE_SECONDS) and not self._queue:
+                    break
+            self._thread = None
             return None
 
     def _run(self) -> None:
