@@ -73,7 +73,7 @@ import json, os, sys
 import summarylib as sl
 from summarylib.writer import segment_uploads, segments
 url, megabytes, flush_millis = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-segments.DEFAULT_MAX_HELD_BYTES = 8 << 20
+segments.DEFAULT_MAX_HELD_BYTES = 4 << 20
 segment_uploads.FIRST_BACKOFF, segment_uploads.MAX_BACKOFF = 0.05, 0.2
 
 def status(field):
@@ -82,7 +82,7 @@ def status(field):
 
 writers = [
     sl.create_file_writer(
-        f"{url}/{run}", flush_millis=flush_millis, max_queue_bytes=8 << 20,
+        f"{url}/{run}", flush_millis=flush_millis, max_queue_bytes=4 << 20,
         storage_options={"config_kwargs": {"retries": {"max_attempts": 1}}})
     for run in ("scalars", "blobs")
 ]
@@ -167,19 +167,19 @@ def assert_everything_uploaded(url: str, last_step: int) -> None:
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="needs Linux's /proc peak RSS reset")
 def test_an_outage_holds_bounded_memory_and_every_event_is_uploaded_after(s3, url, spill_root):
-    """64 MiB logged while the store is down: the file holds at most its 8 MiB bound, the
+    """40 MiB logged while the store is down: the file holds at most its 4 MiB bound, the
     process grows by far less than it logged, and all of it is in the bucket after."""
-    report = run_loop(url, 64, 100, spill_root, during=s3.cut, logged=lambda: None, before_close=s3.restore)
-    assert report["held"] <= 8 * MiB + 2 * MiB  # the bound, plus one write of the engine
-    assert report["growth"] < 40 * MiB  # 8 MiB queue + 8 MiB held + encoding and upload copies
+    report = run_loop(url, 40, 100, spill_root, during=s3.cut, logged=lambda: None, before_close=s3.restore)
+    assert report["held"] <= 4 * MiB + 2 * MiB  # the bound, plus one write of the engine
+    assert report["growth"] < 24 * MiB  # 4 MiB queue + 4 MiB held + encoding and upload copies
     assert report["spilled"]
-    assert_everything_uploaded(url, 64)
+    assert_everything_uploaded(url, 40)
     assert list(spill_root.iterdir()) == []  # the spill went once uploaded
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="needs Linux's /proc peak RSS reset")
 def test_a_slow_store_holds_bounded_memory_and_every_event_is_uploaded(s3, url, spill_root):
-    """A store taking 4 MiB/s while the loop logs 64 MiB, with the default 30 s upload
+    """A store taking 4 MiB/s while the loop logs 40 MiB, with the default 30 s upload
     interval: segments are cut by size, what waits beyond the bound is spilled."""
 
     def unthrottle():
@@ -190,14 +190,14 @@ def test_a_slow_store_holds_bounded_memory_and_every_event_is_uploaded(s3, url, 
 
     try:
         report = run_loop(
-            url, 64, 30_000, spill_root, during=throttle, logged=unthrottle, before_close=lambda: None
+            url, 40, 30_000, spill_root, during=throttle, logged=unthrottle, before_close=lambda: None
         )
     finally:
         s3.rate = None
-    assert report["held"] <= 8 * MiB + 2 * MiB
-    assert report["growth"] < 40 * MiB
+    assert report["held"] <= 4 * MiB + 2 * MiB
+    assert report["growth"] < 24 * MiB
     assert report["spilled"]  # what the store could not take yet waited on local disk
-    assert_everything_uploaded(url, 64)
+    assert_everything_uploaded(url, 40)
     assert list(spill_root.iterdir()) == []  # the spill went once uploaded
 
 
