@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -319,3 +320,49 @@ def test_upload_threads_end_when_idle_so_a_writer_of_many_series_keeps_few(monke
             assert upload_threads() == 0
     for i in range(40):
         assert [value.step for value in iter_values(f"{logdir}/lr_s{i}")] == [0, 1, 2]
+
+
+SIGTERM_LOOP = """
+import sys, time
+import summarylib as sl
+writer = sl.create_file_writer(
+    sys.argv[1], storage_options={"config_kwargs": {"retries": {"max_attempts": 1}}})
+writer.set_as_default()
+sl.scalar("x", 0.0, step=0)
+writer.flush()
+print("ready", flush=True)
+sys.stdin.readline()  # the parent cuts the store
+for step in range(1, 100):
+    sl.scalar("x", float(step), step=step)
+print("logged", flush=True)
+time.sleep(60)
+"""
+
+
+def test_sigterm_while_the_store_is_down_leaves_the_events_on_local_disk(s3, url, spill_root):
+    """SIGTERM's flush cannot upload; it keeps what waits in the spill before the process
+    dies of the signal: the bucket and the spill hold every step between them."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", SIGTERM_LOOP, url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=ROOT, TMPDIR=str(spill_root)),
+    )
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        s3.cut()
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == "logged"
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(60) == -signal.SIGTERM
+    finally:
+        s3.restore()
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    (kept,) = [str(path) for path in spill_root.iterdir()]
+    assert logged_steps(url, "x") == [0]
+    assert logged_steps(kept, "x") == list(range(1, 100))
