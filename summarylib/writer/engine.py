@@ -17,8 +17,9 @@ The queue is bounded in bytes: every item counts ITEM_BYTES plus its arrays. A c
 that finds it full waits for the worker; nothing is dropped. It is bounded in age too: a
 caller that outpaces the worker waits while the oldest queued item is more than a quarter
 flush interval old (see backlog.py), and the worker writes what it encoded at least every
-half interval (see output.py), so SIGKILL loses at most the last flush interval of events
-plus the time to encode one batch.
+half interval (see output.py). So SIGKILL loses about the last flush interval of scalars
+(plus the time to encode one batch); array items that the worker encodes more slowly than
+callers queue them (histograms, images) can add what the queue holds, within its bounds.
 
 An event that fails to encode is dropped alone (a batch is then encoded one by one),
 counted in `stats().events_dropped` and recorded as an error naming its op and tag;
@@ -87,7 +88,8 @@ class Engine:
         self._flush_secs = flush_millis / 1000.0
         self._framer = records.Framer()
         self._backlog = Backlog(self._flush_secs)  # how far behind the caller the worker is
-        self._wrote_at = time.monotonic()  # when the worker last wrote (or began)
+        self.progressed_at = time.monotonic()  # when the worker last encoded an event (see Output)
+        self._slow_calls = 0  # submits that took the slow path
         self._wake = threading.Event()
         self.room_made = threading.Event()  # set when the worker frees queue room
         self._array_bytes_lock = threading.Lock()
@@ -141,16 +143,19 @@ class Engine:
             self.room_made.clear()
             self._wake.set()
             self.room_made.wait(0.05)
-        if not len(self.queue) & 127:  # sampled: the age check costs more than a submit
+        self._slow_calls += 1
+        if self._array_bytes or not self._slow_calls & 63:  # a scalar's check: sampled
             self._wait_while_behind()
 
     def _wait_while_behind(self) -> None:
         """Wait while the queue's oldest item is too old (see backlog.py), unless the
-        worker has not written for a flush interval (a stuck disk: the byte bound holds)."""
+        worker has encoded nothing for a flush interval (a stuck disk, a huge item: the
+        byte bound holds then)."""
         backlog = self._backlog
+        backlog.mark(self._dequeued + len(self.queue))
         while (
-            backlog.too_old(self._dequeued + len(self.queue), self._dequeued)
-            and time.monotonic() - self._wrote_at < self._flush_secs
+            backlog.too_old(self._dequeued)
+            and time.monotonic() - self.progressed_at < self._flush_secs
             and self._thread.is_alive()
         ):
             self.room_made.clear()
@@ -355,7 +360,6 @@ class Engine:
             self._record_error(error)
             return
         finally:
-            self._wrote_at = time.monotonic()
             self.room_made.set()
         self._written += count
 

@@ -27,6 +27,8 @@ WRITE_CHUNK = 1 << 20
 class Sink(Protocol):
     """Where an Output's events go: the writer's engine."""
 
+    progressed_at: float  # when an event was last encoded (time.monotonic)
+
     def write_records(self, parts: list[bytes], count: int) -> None:
         """Write framed records, `count` events, to the run's file."""
 
@@ -58,7 +60,8 @@ class Output:
             self._parts.append(part)
             self._size += len(part)
         self._count += count
-        if self._size >= WRITE_CHUNK or time.monotonic() >= self._deadline:
+        now = self._sink.progressed_at = time.monotonic()
+        if self._size >= WRITE_CHUNK or now >= self._deadline:
             self.write()
 
     def write(self) -> None:
