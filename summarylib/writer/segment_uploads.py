@@ -9,8 +9,10 @@ uploaded data): a store that is down or slow never stops the training loop.
 
 Memory: queued segments are held in memory up to `limit` bytes. A segment sealed when that
 would be exceeded goes to the spill (segment_spill), and so does every later one until no
-spilled segment is queued, so the queue is always held segments first, then spilled ones,
-and a spilled segment is read back only when it is the next to upload. When the spill
+spilled segment is queued, so the queue is held segments first, then spilled ones, and a
+spilled segment is read back (held while it uploads) only when it is the next to upload.
+A failed flush moves the held segments to the spill too (`_spill_held`), so a process
+that ends before the store is back leaves them on local disk. When the spill
 cannot be written either (disk full), the segment is lost: its events, bytes, steps and
 object name are added to `lost` and reported as an error.
 
