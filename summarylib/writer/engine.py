@@ -160,7 +160,7 @@ class Engine:
         ):
             self.room_made.clear()
             self._wake.set()
-            self.room_made.wait(backlog.mark_every)
+            self.room_made.wait(0.005)  # a short poll: the worker signals writes, not progress
 
     def _warn_once(self) -> None:
         self.warn_pending = False
