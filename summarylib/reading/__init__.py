@@ -1,8 +1,8 @@
 """Reading event files back, a module a job: the code behind `summarylib.reader` and
 `summarylib.decoding`, which gather its public names.
 
-The record layer (problems, header_crc, records, chunk_walk, file_scan), the meaning of values
-(plugins, tensors, values), the byte-level scalar path (scalar_shapes, scalar_matching), rows
-(rows, row_assembly) and what users call (discovery, follow, table, one_shot). Import from
-the two public modules; these may move.
+The record layer (problems, header_crc, records, chunk_walk, resync, file_scan), the meaning
+of values (plugins, tensors, values), the byte-level scalar path (scalar_shapes,
+scalar_matching), rows (rows, row_assembly, damage) and what users call (discovery, follow,
+table, one_shot). Import from the two public modules; these may move.
 """
