@@ -2,7 +2,8 @@
 
 Two halves. `decode_value` turns one `Summary.Value` into plain data, whatever wrote it: the
 v2 tensor encodings of TensorBoard's plugins and the legacy v1 fields (`simple_value`,
-`histo`, `image`, `audio`), which TensorBoard migrates to the same plugins.
+`histo`, `image`, `audio`), which TensorBoard migrates to the same plugins; `value_problem`
+says why a forged or damaged one cannot be decoded, without decoding it.
 
 `decode_records` turns the records of a stretch of a file into `Rows`, one per summary value,
 and is the reader's hot path. A protobuf message per event costs microseconds, so scalar
@@ -29,7 +30,7 @@ from summarylib.reading.row_assembly import decode_records
 from summarylib.reading.rows import Filters, Names, Rows, RunState
 from summarylib.reading.scalar_matching import match_scalars
 from summarylib.reading.scalar_shapes import ScalarShape, scalar_shape
-from summarylib.reading.tensors import dtype_name, tensor_array, tensor_shape
+from summarylib.reading.tensors import dtype_name, tensor_array, tensor_problem, tensor_shape
 from summarylib.reading.values import (
     PR_CURVE_ROWS,
     Audio,
@@ -38,6 +39,7 @@ from summarylib.reading.values import (
     decode_tensor,
     decode_value,
     legacy_histogram,
+    value_problem,
     value_type,
 )
 
@@ -65,6 +67,8 @@ __all__ = [
     "plugin_problem",
     "scalar_shape",
     "tensor_array",
+    "tensor_problem",
     "tensor_shape",
+    "value_problem",
     "value_type",
 ]
