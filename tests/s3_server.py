@@ -7,13 +7,19 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pathlib
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the benchmarks use this module without pytest
+    import pytest
 
 
 def free_port() -> int:
@@ -136,3 +142,12 @@ def _wait_until_up(port: int, timeout: float = 30.0) -> None:
             return
         time.sleep(0.1)
     raise RuntimeError("moto's S3 server did not start")
+
+
+def spill_root_for(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    """A directory of the test's own to be the temporary directory (TMPDIR) where writers
+    keep what a store refused or has not taken yet (beside tmp_path, which some tests
+    expect to stay empty)."""
+    root = tmp_path_factory.mktemp("spill")
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    return root

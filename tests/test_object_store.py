@@ -21,7 +21,7 @@ import summarylib as sl
 from summarylib.compat.torch import SummaryWriter as TorchStyleWriter
 from summarylib.inspect import main as inspect_main
 from summarylib.reader import Reader, ReadStatus, find_sources, iter_events, iter_values
-from tests.s3_server import s3_server
+from tests.s3_server import s3_server, spill_root_for
 from tests.tensorboard_data import read_scalars
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -37,6 +37,12 @@ def s3():
 @pytest.fixture
 def url(s3, request):
     return f"s3://{BUCKET}/{request.node.name}"
+
+
+@pytest.fixture(autouse=True)
+def spill_root(tmp_path_factory, monkeypatch):
+    """Where writers keep what a store refused: the test's own directory, not /tmp."""
+    return spill_root_for(tmp_path_factory, monkeypatch)
 
 
 def objects(url: str) -> list[str]:
@@ -284,12 +290,14 @@ def test_embedding_files_use_the_writers_storage_options(s3, monkeypatch):
     assert any(path.endswith("projector_config.pbtxt") for path in objects(url))
 
 
-def test_a_missing_bucket_is_reported_not_created(s3):
+def test_a_missing_bucket_is_reported_not_created(s3, spill_root):
     writer = sl.create_file_writer("s3://no-such-bucket-here/run")
     with writer.as_default(step=0):
         sl.scalar("x", 1.0)
     with pytest.raises(sl.WriterError):
         writer.close()
+    (kept,) = spill_root.iterdir()  # what the store refused stays on local disk
+    assert [(value.tag, value.step) for value in iter_values(str(kept))] == [("x", 0)]
     fs, _ = fsspec.core.url_to_fs(f"s3://{BUCKET}")
     fs.invalidate_cache()
     assert not fs.exists("no-such-bucket-here")

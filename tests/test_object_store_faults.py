@@ -22,7 +22,7 @@ import summarylib as sl
 from summarylib.compat.torch import SummaryWriter as TorchStyleWriter
 from summarylib.reader import iter_values
 from summarylib.writer import segment_uploads, segments
-from tests.s3_server import s3_server
+from tests.s3_server import s3_server, spill_root_for
 from tests.tensorboard_data import read_scalars
 from tests.test_write_faults import tmpfs
 
@@ -52,12 +52,9 @@ def _quick_retries(monkeypatch):
 
 
 @pytest.fixture
-def spill_root(tmp_path, monkeypatch):
-    """The temporary directory (TMPDIR) spills are made in, for this test alone."""
-    root = tmp_path / "tmp"
-    root.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(root))
-    return root
+def spill_root(tmp_path_factory, monkeypatch):
+    """Where writers keep what a store refused: the test's own directory, not /tmp."""
+    return spill_root_for(tmp_path_factory, monkeypatch)
 
 
 def logged_steps(url: str, tag: str) -> list[int]:
