@@ -321,3 +321,21 @@ def test_add_embedding_tags_that_cannot_name_a_directory_are_an_error_at_the_cal
     writer.close()
     assert tree(tmp_path) == before
     assert neighbours(writer.log_dir) == [0, 2]
+
+
+@pytest.mark.parametrize(
+    ("values", "bins"),
+    [
+        ([4.5036e15], "fd"),  # numpy: "Too many bins for data range", on the writer's thread
+        ([4.5036e15], 5),
+        ([-1.7e308, 1.7e308], "fd"),  # numpy: the spread overflows
+        ([-1.7e308, 1.7e308], 10),
+        ([4.5e15, 4.5e15 + 1], 3),
+    ],
+)
+def test_add_histogram_of_values_float64_cannot_split_is_written(writer, values, bins):
+    writer.add_histogram("h", np.array(values), 1, bins=bins)
+    writer.flush()  # raised WriterError: the event failed to encode
+    histogram = histogram_of(writer.log_dir, "h")
+    assert sum(histogram.bucket) == len(values)
+    assert histogram.min == min(values) and histogram.max == max(values)

@@ -6,6 +6,7 @@ on the caller's thread, in the one error shape of `summarylib.ops.errors`:
 
 - strings (tags, text, hparams keys and values, layout titles): a `str` encodable as
   UTF-8, since protobuf writes strings as UTF-8 (a lone surrogate is not);
+- flags (`new_style`, `close`, `verbose`, ...): a bool or int, whose truth is clear;
 - `walltime`: None (now) or a finite real number (int, float, numpy number), since the
   event's `wall_time` is a double and TensorBoard sorts by it;
 - the run directories torch makes of `add_scalars`' `main_tag` and keys and of
@@ -60,6 +61,14 @@ def check_wall_time(op: str, tag: Any, walltime: Any) -> float | None:
         f"expected None or a finite number of seconds since the epoch, got {type(walltime).__name__} "
         f"{walltime!r:.80}",
     )
+
+
+def check_flag(op: str, tag: Any, argument: str, flag: Any) -> bool:
+    """A yes/no argument as a bool: a bool, numpy bool or int (an array's truth is
+    ambiguous, and a string's is almost always a mistake)."""
+    if isinstance(flag, (bool, int, np.bool_, np.integer)):
+        return bool(flag)
+    raise op_error(TypeError, op, tag, argument, f"expected a bool, got {type(flag).__name__} {flag!r:.80}")
 
 
 def real_number(op: str, tag: Any, argument: str, value: Any) -> float:

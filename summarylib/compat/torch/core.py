@@ -22,7 +22,7 @@ from google.protobuf.message import DecodeError
 from summarylib.compat.torch.checks import check_tag, check_wall_time
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.summary_ops import queue_summary
-from summarylib.writer.context import resolve_step
+from summarylib.writer.context import coerce_step
 from summarylib.writer.event_codec import event_of_summary
 from summarylib.writer.ranks import Ranks, check_ranks, run_logdir
 from summarylib.writer.series_files import SeriesFiles
@@ -133,7 +133,7 @@ class WriterCore:
             # before this START (a resumed run's stale tail).
             start = event_pb2.Event(
                 wall_time=time.time(),
-                step=resolve_step("SummaryWriter", "<purge_step>", self.purge_step),
+                step=coerce_step(self.purge_step, "purge_step", "SummaryWriter"),
                 session_log=event_pb2.SessionLog(status=event_pb2.SessionLog.START),
             )
             writer.write_event(start.SerializeToString())
@@ -149,7 +149,7 @@ class WriterCore:
         """The event's step: `global_step`, or 0 when None (torch leaves it unset)."""
         if type(global_step) is int and _INT64_MIN <= global_step <= _INT64_MAX:
             return global_step
-        return 0 if global_step is None else resolve_step(op, tag, global_step)
+        return 0 if global_step is None else coerce_step(global_step, "global_step", op, tag)
 
     @staticmethod
     def _wall_time(op: str, tag: Any, walltime: Any) -> float:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.compat.torch.checks import check_flag
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.dataformats import torch_uint8
 from summarylib.dashboards.embedding import write_files
@@ -63,6 +64,13 @@ def _label_images(tag: str, label_img: Any) -> np.ndarray | None:
     return torch_uint8(images.transpose(0, 2, 3, 1))
 
 
+def _tag_list(op: str, title: Any, tags: Any) -> list[str]:
+    """The tags (or tag regexes) of one custom-scalars chart: a list or tuple of str."""
+    if not isinstance(tags, (list, tuple)) or not all(isinstance(tag, str) for tag in tags):
+        raise op_error(TypeError, op, title, "tags", f"expected a list of str, got {tags!r:.80}")
+    return list(tags)
+
+
 class DashboardMethods(WriterCore):
     """Graph, embedding, PR-curve, custom-scalars and mesh methods of torch's writer."""
 
@@ -73,6 +81,8 @@ class DashboardMethods(WriterCore):
         arguments) and write its graph for the graphs dashboard; `verbose` prints it."""
         from summarylib.integrations.torch import trace_graph
 
+        verbose = check_flag("add_graph", None, "verbose", verbose)
+        check_flag("add_graph", None, "use_strict_trace", use_strict_trace)
         graph_def = trace_graph(model, *_model_inputs(input_to_model))
         if verbose:
             print(graph_def)
@@ -162,12 +172,14 @@ class DashboardMethods(WriterCore):
         self, tags: list[str], category: str = "default", title: str = "untitled"
     ) -> None:
         """A layout of one chart drawing the scalars of `tags` together."""
+        tags = _tag_list("add_custom_scalars_multilinechart", title, tags)
         self.add_custom_scalars({category: {title: ["Multiline", tags]}})
 
     def add_custom_scalars_marginchart(
         self, tags: list[str], category: str = "default", title: str = "untitled"
     ) -> None:
         """A layout of one chart drawing `tags[0]` between `tags[1]` and `tags[2]`."""
+        tags = _tag_list("add_custom_scalars_marginchart", title, tags)
         if len(tags) != 3:
             raise op_error(
                 ValueError,

@@ -17,7 +17,9 @@ When more than `MAX_BUCKETS` are asked for, the merged buckets (the limit
 `min(max_bins, MAX_BUCKETS)`) are counted directly, in `ceil(count / factor)` equal
 buckets over `[min, max]` (torch's last merged bucket is narrower): memory stays
 O(MAX_BUCKETS) whatever was asked. Explicit edges are the caller's memory already and
-are counted as given, then merged.
+are counted as given, then merged. Where float64 cannot split numpy's range (one value
+of 4.5e15, or values from -1.7e308 to 1.7e308, on which numpy raises), the buckets are
+equal ones over `[min, max]` computed without overflow.
 """
 
 from __future__ import annotations
@@ -46,13 +48,37 @@ def _spread_rule_buckets(values: np.ndarray, rule: str, span: float) -> float:
 
 def requested_buckets(values: np.ndarray, bins: str | int) -> int:
     """How many buckets `np.histogram(values, bins)` would count, or 1 for the rules
-    numpy bounds itself; `values` finite, at least one."""
+    numpy bounds itself (and where float64 cannot tell the spread); `values` finite."""
     if not isinstance(bins, str):
         return bins
     span = float(values.max()) - float(values.min())
-    if bins in ("fd", "scott", "auto") and span > 0:
+    if bins in ("fd", "scott", "auto") and 0 < span < math.inf:
         return _spread_rule_buckets(values, bins, span)
     return 1
+
+
+def equal_buckets(values: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """`count` equal buckets over `[min, max]` of finite `values`, also where numpy's own
+    cannot be made: a range too narrow for float64 to split (one value of 4.5e15) or too
+    wide to subtract (-1.7e308 to 1.7e308)."""
+    low, high = float(values.min()), float(values.max())
+    if low == high:
+        return np.array([values.size]), np.array([low, high])
+    steps = np.linspace(0.0, 1.0, count + 1)
+    edges = np.maximum.accumulate(low * (1.0 - steps) + high * steps)  # no high - low overflow
+    edges[0], edges[-1] = low, high
+    return np.histogram(values, bins=edges)[0], edges
+
+
+def _numpy_histogram(values: np.ndarray, bins: str | int | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """numpy's buckets, or equal ones where numpy cannot make them (see `equal_buckets`):
+    as many as asked, or Sturges' number for a rule."""
+    try:
+        with np.errstate(all="ignore"):
+            return np.histogram(values, bins=bins)
+    except ValueError:
+        count = bins if isinstance(bins, int) else math.ceil(math.log2(values.size) + 1)
+        return equal_buckets(values, count)
 
 
 def bounded_histogram(
@@ -65,8 +91,8 @@ def bounded_histogram(
     if not isinstance(bins, np.ndarray):
         requested = requested_buckets(values, bins)
         if requested > MAX_BUCKETS:  # too many to count: count the merged ones directly
-            return np.histogram(values, bins=math.ceil(requested / (requested // limit)))
-    counts, edges = np.histogram(values, bins=bins)
+            bins = math.ceil(requested / (requested // limit))
+    counts, edges = _numpy_histogram(values, bins)
     if counts.size > limit:
         factor = counts.size // limit
         counts = np.pad(counts, (0, -counts.size % factor)).reshape(-1, factor).sum(axis=1)

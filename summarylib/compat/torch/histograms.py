@@ -76,12 +76,14 @@ def numpy_histogram_proto(values: np.ndarray, bins: str | int | np.ndarray, max_
         counts, limits = counts[nonzero[0] - 1 : nonzero[-1] + 1], edges[nonzero[0] : nonzero[-1] + 2]
     else:
         counts, limits = np.append(0, counts[: nonzero[-1] + 1]), edges[: nonzero[-1] + 2]
+    with np.errstate(over="ignore"):  # a sum past float64's range is written as inf
+        total, squares = float(values.sum()), float(values.dot(values))
     return histogram_pb2.HistogramProto(
         min=float(values.min()),
         max=float(values.max()),
         num=float(values.size),
-        sum=float(values.sum()),
-        sum_squares=float(values.dot(values)),
+        sum=total,
+        sum_squares=squares,
         bucket_limit=limits.tolist(),
         bucket=counts.astype(np.float64).tolist(),
     )

@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.compat.torch.checks import real_number
+from summarylib.compat.torch.checks import check_flag, check_text, check_wall_time, real_number
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.dataformats import to_hwc, torch_uint8
-from summarylib.compat.torch.rendering import draw_boxes, figure_pixels, video_grid, video_summary
+from summarylib.compat.torch.rendering import draw_boxes, figure_pixels, is_figure, video_grid, video_summary
 from summarylib.ops import audio as audio_encoding
 from summarylib.ops import image as image_encoding
 from summarylib.ops import text as text_encoding
@@ -177,6 +177,17 @@ class MediaMethods(WriterCore):
         """Write a matplotlib figure as an image (a list of figures as one grid image);
         rendered with Agg at the call, then closed unless `close=False`."""
         tag = self._tag("add_figure", tag)
+        close = check_flag("add_figure", tag, "close", close)
+        figures = figure if isinstance(figure, list) else [figure]
+        if not figures or not all(map(is_figure, figures)):
+            raise op_error(
+                TypeError,
+                "add_figure",
+                tag,
+                "figure",
+                f"expected a matplotlib Figure or a non-empty list of them, got {type(figure).__name__} "
+                f"{figure!r:.80}",
+            )
         if isinstance(figure, list):
             batch = np.stack([figure_pixels(each, close) for each in figure])
             pixels = to_hwc("add_figure", tag, "figure", batch, "NHWC")
@@ -237,10 +248,9 @@ class MediaMethods(WriterCore):
     ) -> None:
         """Write a Markdown string, under the tag `<tag>/text_summary` as torch names it."""
         tag = self._tag("add_text", tag)
-        if not isinstance(text_string, str):
-            raise op_error(
-                TypeError, "add_text", tag, "text_string", f"expected a str, got {type(text_string).__name__}"
-            )
+        check_text("add_text", tag, "text_string", text_string)
+        step = self._step("add_text", tag, global_step)  # errors name the tag as given
+        wall_time = check_wall_time("add_text", tag, walltime)
         text_tag = f"{tag}/text_summary"
         args = text_encoding.prepare(text_tag, [text_string], None)
-        self._queue("add_text", text_tag, global_step, text_encoding.summary, args, walltime)
+        self._queue("add_text", text_tag, step, text_encoding.summary, args, wall_time)

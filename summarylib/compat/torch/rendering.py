@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,13 @@ def draw_boxes(pixels: np.ndarray, boxes: np.ndarray, labels: list[str] | None, 
     if size != (width, height):
         image = image.resize(size, Image.Resampling.LANCZOS)
     return np.asarray(image)
+
+
+def is_figure(value: Any) -> bool:
+    """Whether `value` is a matplotlib Figure (without importing matplotlib: a program
+    that made a figure has imported it)."""
+    module = sys.modules.get("matplotlib.figure")
+    return module is not None and isinstance(value, module.Figure)
 
 
 def figure_pixels(figure: Any, close: bool) -> np.ndarray:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from summarylib.compat.legacy_scalar import simple_value_event
-from summarylib.compat.torch.checks import check_run_name, check_wall_time
+from summarylib.compat.torch.checks import check_flag, check_run_name, check_wall_time
 from summarylib.compat.torch.core import WriterCore
 from summarylib.ops import generic
 from summarylib.ops import scalar as scalar_encoding
@@ -82,6 +82,9 @@ class ScalarMethods(WriterCore):
             wall_time = walltime
         else:
             wall_time = check_wall_time("add_scalar", tag, walltime)
+        if new_style is not False:
+            new_style = check_flag("add_scalar", tag, "new_style", new_style)
+            double_precision = check_flag("add_scalar", tag, "double_precision", double_precision)
         if not new_style:
             self._writer.submit(simple_value_event, (tag, value), wall_time, step)
         elif double_precision:

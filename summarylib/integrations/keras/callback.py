@@ -20,15 +20,17 @@ from typing import Any
 import keras
 
 import summarylib
+from summarylib.compat.torch.checks import check_flag
 from summarylib.dashboards.embedding import embedding
 from summarylib.integrations.implicit import settle_quietly
+from summarylib.integrations.keras import arguments
+from summarylib.integrations.keras.arguments import API, NAME
 from summarylib.integrations.keras.model_graph import model_graph
 from summarylib.integrations.keras.projector import check_layer_names, metadata_for, read_metadata
 from summarylib.integrations.keras.weights import weight_image, weight_tag
 from summarylib.writer.context import default_step, record_condition
 from summarylib.writer.summary_writer import SummaryWriter
 
-_NAME = "summarylib.integrations.keras.TensorBoard"
 _RUNS = {"train": "train", "val": "validation"}
 
 
@@ -89,17 +91,17 @@ class TensorBoard(keras.callbacks.Callback):
         embeddings_metadata: str | dict[str, str] | None = None,
     ) -> None:
         super().__init__()
-        self.log_dir = os.fspath(log_dir)
-        self.histogram_freq = _frequency("histogram_freq", histogram_freq)
-        self.write_graph = write_graph
-        self.write_images = write_images
-        self.write_steps_per_second = write_steps_per_second
-        self.update_freq = _update_freq(update_freq)
-        self.embeddings_freq = _frequency("embeddings_freq", embeddings_freq)
-        self.embeddings_metadata = embeddings_metadata
-        if _profiles(profile_batch):
+        self.log_dir = arguments.log_dir(log_dir)
+        self.histogram_freq = arguments.frequency("histogram_freq", histogram_freq)
+        self.write_graph = check_flag(API, None, "write_graph", write_graph)
+        self.write_images = check_flag(API, None, "write_images", write_images)
+        self.write_steps_per_second = check_flag(API, None, "write_steps_per_second", write_steps_per_second)
+        self.update_freq = arguments.update_freq(update_freq)
+        self.embeddings_freq = arguments.frequency("embeddings_freq", embeddings_freq)
+        self.embeddings_metadata = arguments.embeddings_metadata(embeddings_metadata)
+        if arguments.profiles(profile_batch):
             warnings.warn(
-                f"{_NAME}: profile_batch={profile_batch!r} ignored: profiling needs TensorFlow's profiler",
+                f"{NAME}: profile_batch={profile_batch!r} ignored: profiling needs TensorFlow's profiler",
                 stacklevel=2,
             )
         self._batch_frequency = None if self.update_freq == "epoch" else self.update_freq
@@ -131,7 +133,7 @@ class TensorBoard(keras.callbacks.Callback):
         """Close the runs' writers; a failed write is a warning, never raised into `fit`
         (see `summarylib.integrations.implicit`)."""
         for kind, writer in self._writers.items():
-            settle_quietly(writer.close, _NAME, f"closing the {_RUNS[kind]!r} run's writer")
+            settle_quietly(writer.close, NAME, f"closing the {_RUNS[kind]!r} run's writer")
         self._writers = {}
 
     def _push_writer(self, kind: str, step: int) -> None:
@@ -294,39 +296,3 @@ def _as_float(value: Any) -> float:
 
 def _as_int(value: Any) -> int:
     return int(keras.ops.convert_to_numpy(value))
-
-
-def _frequency(argument: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{_NAME}: argument {argument!r}: expected an int >= 0, got {value!r}")
-    return value
-
-
-def _update_freq(value: Any) -> str | int:
-    """`update_freq` as Keras keeps it: "epoch", or an int >= 1 ("batch" is 1)."""
-    if value == "batch":
-        return 1
-    if value == "epoch":
-        return value
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(
-            f"{_NAME}: argument 'update_freq': expected 'batch', 'epoch' or an int >= 1, got {value!r}"
-        )
-    return value
-
-
-def _profiles(profile_batch: Any) -> bool:
-    """Whether Keras would profile with `profile_batch` (an int, "start,stop" or a pair)."""
-    if isinstance(profile_batch, str):
-        values = profile_batch.split(",")
-    elif isinstance(profile_batch, (tuple, list)):
-        values = profile_batch
-    else:
-        values = [profile_batch]
-    try:
-        return any(int(value) for value in values)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{_NAME}: argument 'profile_batch': expected an int >= 0, 'start,stop' or a pair of ints, "
-            f"got {profile_batch!r}"
-        ) from None
