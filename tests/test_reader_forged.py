@@ -267,3 +267,22 @@ def test_resyncing_over_a_long_run_of_zeros_takes_a_few_times_its_size_not_thirt
         tracemalloc.stop()
     assert steps == [1, 2] and [p.size for p in problems] == [4 << 20]
     assert peak < 8 * os.path.getsize(path)
+
+
+@pytest.mark.parametrize("written", [5, 30])  # part of the header, the header and some payload
+def test_a_following_reader_reads_the_record_being_written_after_damage(tmp_path, written):
+    path = event_path(str(tmp_path))
+    write_events(path, [scalar_event("x", 0, 0.0)])
+    damaged_at = os.path.getsize(path)
+    following = [records.frame(scalar_event("x", s, float(s)).SerializeToString()) for s in (1, 2)]
+    with open(path, "ab") as file:
+        file.write(b"\xff" * 40 + following[0][:written])  # junk, then a record being written
+    follow = Reader(path, tolerant=True)
+    assert [v.step for v in follow] == [0]
+    with open(path, "ab") as file:
+        file.write(following[0][written:] + following[1][:written])
+    assert [v.step for v in follow] == [1]
+    with open(path, "ab") as file:
+        file.write(following[1][written:])
+    assert [v.step for v in follow] == [2]
+    assert min(p.offset for p in follow.problems if p.kind == CORRUPT) == damaged_at
