@@ -10,7 +10,7 @@ bucket) and values each read, the same values on both sides. Needs the test extr
 
 Then the same scalars, plus a 1 MiB tensor every 500 steps, while the store is down (the
 tests' relay cut): the caller's µs per call, the most memory the segment file held
-(bounded by DEFAULT_MAX_HELD_BYTES, 64 MiB), what waited on local disk instead, and how
+(bounded by the writer's max_queue_bytes, 64 MiB by default), what waited on local disk instead, and how
 long close() took to upload it all once the store was back.
 
 moto's server is a Python process on the same cores as the reader, so the reader's figure on

@@ -21,7 +21,7 @@ import pytest
 import summarylib as sl
 from summarylib.compat.torch import SummaryWriter as TorchStyleWriter
 from summarylib.reader import iter_values
-from summarylib.writer import segment_uploads, segments
+from summarylib.writer import segment_uploads
 from tests.s3_server import s3_server, spill_root_for
 from tests.tensorboard_data import read_scalars
 from tests.test_write_faults import tmpfs
@@ -69,9 +69,8 @@ def logged_steps(url: str, tag: str) -> list[int]:
 LOOP = """
 import json, os, sys
 import summarylib as sl
-from summarylib.writer import segment_uploads, segments
+from summarylib.writer import segment_uploads
 url, megabytes, flush_millis = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-segments.DEFAULT_MAX_HELD_BYTES = 4 << 20
 segment_uploads.FIRST_BACKOFF, segment_uploads.MAX_BACKOFF = 0.05, 0.2
 
 def status(field):
@@ -231,6 +230,29 @@ def test_close_while_the_store_is_down_names_what_it_keeps_and_where(s3, url, sp
     assert [step for step, _ in read_scalars(url)["."]["x"]] == list(range(50))
 
 
+def test_close_after_an_unreported_upload_failure_still_gives_the_account(s3, url, spill_root):
+    """An upload failed in the background and nobody flushed: close() raises that first
+    failure and also the account of what it kept and where."""
+    writer = sl.create_file_writer(url, flush_millis=50, storage_options=ONE_ATTEMPT)
+    writer.set_as_default()
+    s3.cut()
+    try:
+        for step in range(20):
+            sl.scalar("x", float(step), step=step)
+        deadline = time.monotonic() + 30
+        while writer.stats().errors == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the writer's own upload, at its interval, fails
+        assert writer.stats().errors > 0
+        with pytest.raises(sl.WriterError) as closing:
+            writer.close()
+    finally:
+        s3.restore()
+    (kept,) = [str(path) for path in spill_root.iterdir()]
+    message = str(closing.value)
+    assert "20 events" in message and "steps 0..19" in message and kept in message
+    assert logged_steps(kept, "x") == list(range(20))
+
+
 def test_a_restored_store_gets_every_spilled_segment_and_the_spill_is_removed(s3, url, spill_root):
     writer = sl.create_file_writer(url, flush_millis=50, storage_options=ONE_ATTEMPT)
     writer.set_as_default()
@@ -251,10 +273,11 @@ def test_a_restored_store_gets_every_spilled_segment_and_the_spill_is_removed(s3
 def test_when_even_the_spill_is_full_the_lost_events_are_counted_exactly(s3, url, tmp_path, monkeypatch):
     """Spill on a 1 MiB tmpfs, 1 MiB held in memory, 6 MB logged while the store is down:
     the rest is lost, and the account (events, steps) matches what the bucket lacks."""
-    monkeypatch.setattr(segments, "DEFAULT_MAX_HELD_BYTES", 1 * MiB)
     with tmpfs(str(tmp_path / "mnt"), "size=1m") as mount:
         monkeypatch.setattr(tempfile, "tempdir", mount)
-        writer = sl.create_file_writer(url, flush_millis=50, storage_options=ONE_ATTEMPT)
+        writer = sl.create_file_writer(
+            url, flush_millis=50, max_queue_bytes=1 * MiB, storage_options=ONE_ATTEMPT
+        )
         writer.set_as_default()
         payload = os.urandom(100_000)
         s3.cut()

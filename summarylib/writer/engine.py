@@ -243,7 +243,8 @@ class Engine:
             errors=self._errors,
             last_error=None if self._last_error is None else error_text(self._last_error),
             path=self.file.path,
-            events_lost=self._lost,
+            events_lost=self._lost
+            + sum(getattr(f, "events_lost", 0) for f in (self.file, *self._side_files)),
             events_dropped=self._dropped,
         )
 
@@ -270,11 +271,15 @@ class Engine:
                 )
 
     def _raise_unraised(self) -> None:
+        """Raise the first failure not yet reported; a later one (an object store's account
+        at close of what it kept and where) is named too."""
         error, self._unraised_error = self._unraised_error, None
         if error is not None:
+            latest = "" if self._last_error is error else f"; latest: {error_text(self._last_error)}"
+            counts = self.stats()
             raise WriterError(
-                f"summarylib writer {self.name}: writing events failed: {error_text(error)} (so far "
-                f"{self._lost} events lost, {self._dropped} dropped; see stats())"
+                f"summarylib writer {self.name}: writing events failed: {error_text(error)}{latest} (so far "
+                f"{counts.events_lost} events lost, {counts.events_dropped} dropped; see stats())"
             ) from error
 
     # Worker's side -------------------------------------------------------------------

@@ -23,12 +23,15 @@ def open_run_file(
     retain_seconds: float | None = None,
     storage_options: dict[str, Any] | None = None,
     upload_seconds: float = DEFAULT_UPLOAD_MILLIS / 1000,
+    max_held_bytes: int | None = None,
 ) -> EventFile | RollingEventFile | SegmentedEventFile:
-    """A new event file for run `logdir`, its directory created if missing."""
+    """A new event file for run `logdir`, its directory created if missing; on an object
+    store it holds at most `max_held_bytes` of events not yet uploaded in memory (the
+    writer's `max_queue_bytes`; None: segments.DEFAULT_MAX_HELD_BYTES), the rest spilled."""
     if is_url(logdir):
         fs, path = remote(logdir, storage_options, "create_file_writer")
         make_directory(fs, path)
-        return SegmentedEventFile(fs, path, suffix, upload_seconds)
+        return SegmentedEventFile(fs, path, suffix, upload_seconds, max_held_bytes=max_held_bytes)
     logdir = local_path(logdir)
     os.makedirs(logdir, exist_ok=True)
     if retain_seconds is None:

@@ -139,6 +139,7 @@ class SummaryWriter:
             settings.retain_seconds,
             settings.storage_options,
             settings.flush_millis / 1000,
+            settings.max_queue_bytes,
         )
         return Engine(
             settings.name, event_file, settings.max_queue, settings.flush_millis, settings.max_queue_bytes
