@@ -55,7 +55,11 @@ def check_value(api: str, tag: str | None, argument: str, value: Any) -> Any:
             float(value)
         except OverflowError:
             raise op_error(
-                ValueError, api, tag, argument, f"expected a number within float64's range, got {value:.3e}"
+                ValueError,
+                api,
+                tag,
+                argument,
+                f"expected a number within float64's range, got an int of {value.bit_length()} bits",
             ) from None
     return value
 
@@ -208,8 +212,7 @@ class Discrete(Domain):
                 raise _discrete_error(
                     TypeError,
                     f"values[{index}]",
-                    f"expected the domain's dtype {dtype.__name__}, got {type(value).__name__} "
-                    f"{value!r:.80}",
+                    f"expected the domain's dtype {dtype.__name__}, got {type(value).__name__} {value!r:.80}",
                 )
             check_value("hparams.Discrete", None, f"values[{index}]", value)
         if dtype is float and any(math.isnan(value) for value in self._values):
