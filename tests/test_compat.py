@@ -243,7 +243,7 @@ def test_an_error_in_the_callable_surfaces_at_evaluation_naming_op_and_tag():
 def test_merge_and_duplicate_tags():
     a, b = v1.scalar("a", 1.0), v1.scalar("b", 2.0)
     assert [v.tag for v in summary_pb2.Summary.FromString(v1.merge([a, b])).value] == ["a", "b"]
-    with pytest.raises(ValueError, match="duplicate tags"):
+    with pytest.raises(ValueError, match="argument 'inputs': expected each tag once"):
         v1.merge([a, a])
     assert v1.merge_all("nothing here") is None
 

@@ -339,3 +339,24 @@ def test_add_histogram_of_values_float64_cannot_split_is_written(writer, values,
     histogram = histogram_of(writer.log_dir, "h")
     assert sum(histogram.bucket) == len(values)
     assert histogram.min == min(values) and histogram.max == max(values)
+
+
+# 13: found by tests/test_hostile_torch.py ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "argument", "call"),
+    [
+        ("add_image", "dataformats", lambda w: w.add_image("i", np.float16(0), dataformats="")),
+        ("add_histogram_raw", "min", lambda w: w.add_histogram_raw("h", None, 1, 1, 1, 1, [1.0], [1.0])),
+        ("add_figure", "figure", lambda w: w.add_figure("f", 5)),
+        ("add_figure", "figure", lambda w: w.add_figure("f", [])),
+        ("add_scalar", "new_style", lambda w: w.add_scalar("s", 1.0, new_style=np.array([True, False]))),
+        ("add_custom_scalars_marginchart", "tags", lambda w: w.add_custom_scalars_marginchart(None)),
+        ("add_text", "global_step", lambda w: w.add_text("t", "x", global_step=np.array([1, 2]))),
+    ],
+)
+def test_fuzz_findings_are_errors_in_the_one_shape(writer, method, argument, call):
+    with pytest.raises((TypeError, ValueError)) as error:
+        call(writer)
+    assert_error_shape(error, method, argument)

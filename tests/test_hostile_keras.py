@@ -21,9 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from summarylib.integrations.keras.callback import TensorBoard
+from tests.hostile_contract import check_error as check_error_shape
 from tests.hostile_values import SURROGATE, examples, strings
 from tests.tensorboard_data import read_scalars
-from tests.test_hostile_fuzz import _check_error as check_error_shape
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)

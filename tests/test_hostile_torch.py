@@ -30,9 +30,9 @@ from tensorboard.backend.event_processing import event_file_loader
 from summarylib.compat.torch import SummaryWriter
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.reader import iter_events
+from tests.hostile_contract import check_error as check_error_shape
 from tests.hostile_values import SURROGATE, examples, hostile, steps, strings, tags
 from tests.tensorboard_data import read_scalars
-from tests.test_hostile_fuzz import _check_error as check_error_shape
 
 # Methods that are documented to raise NotImplementedError, and the writer's lifecycle.
 NOT_FUZZED = {"export_scalars_to_json", "add_onnx_graph", "flush", "close", "get_logdir"}

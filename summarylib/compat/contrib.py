@@ -211,7 +211,7 @@ def scalar(name: str, tensor: Any, family: str | None = None, step: Any = None) 
     writer = _recording_writer()
     if writer is None:
         return False
-    tag = family_tag(name, family)
+    tag = family_tag("scalar", name, family)
     return _write(
         writer, "scalar", tag, step, _scalar_summary, (tag, as_float("scalar", tag, "tensor", tensor))
     )
@@ -226,7 +226,7 @@ def histogram(name: str, tensor: Any, family: str | None = None, step: Any = Non
     writer = _recording_writer()
     if writer is None:
         return False
-    tag = family_tag(name, family)
+    tag = family_tag("histogram", name, family)
     _, values, _, _ = histogram_encoding.prepare(tag, tensor, None, None)
     return _write(writer, "histogram", tag, step, _histogram_summary, (tag, values))
 
@@ -248,7 +248,7 @@ def image(
     writer = _recording_writer()
     if writer is None:
         return False
-    tag = family_tag(name, family)
+    tag = family_tag("image", name, family)
     _, images, _, _, _ = image_encoding.prepare(tag, tensor, max_images, None)
     color = (
         legacy_values.DEFAULT_BAD_COLOR if bad_color is None else _bad_color(tag, bad_color, images.shape[-1])
@@ -277,7 +277,7 @@ def audio(
     writer = _recording_writer()
     if writer is None:
         return False
-    tag = family_tag(name, family)
+    tag = family_tag("audio", name, family)
     clips = legacy_values.legacy_clips("audio", tag, tensor)
     _, clips, rate, _ = audio_encoding.prepare(tag, clips, sample_rate, max_outputs, None, None)
     return _write(writer, "audio", tag, step, _audio_summary, (tag, clips, rate, max_outputs))
@@ -290,6 +290,6 @@ def generic(
     writer = _recording_writer()
     if writer is None:
         return False
-    tag = family_tag(name, family)
+    tag = family_tag("generic", name, family)
     args = generic_encoding.prepare("generic", tag, tensor() if callable(tensor) else tensor, metadata)
     return _write(writer, "generic", tag, step, generic_encoding.summary, args)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from summarylib.ops.errors import op_error
+
 
 class LazySummaryError(RuntimeError):
     """The callable of a lazy compat.v1 summary raised; the original is the `__cause__`."""
@@ -43,16 +45,20 @@ class LazySummary:
         return f"<summarylib.compat.v1 lazy {self.op} {self.tag!r}>"
 
 
-def summary_bytes(summary: Any) -> bytes:
-    """A serialized Summary from bytes, any library's Summary proto, or a LazySummary
-    (evaluated now)."""
+def summary_bytes(summary: Any, api: str, argument: str) -> bytes:
+    """A serialized Summary (or other message) from bytes, any library's proto, or a
+    LazySummary (evaluated now); a TypeError naming `api` and `argument` otherwise."""
     if isinstance(summary, bytes):
         return summary
     if isinstance(summary, LazySummary):
         return summary.eval()
     if callable(getattr(summary, "SerializeToString", None)):
         return summary.SerializeToString()
-    raise TypeError(
-        "expected a serialized Summary, a Summary proto or a lazy compat.v1 summary, "
-        f"got {type(summary).__name__}"
+    raise op_error(
+        TypeError,
+        api,
+        None,
+        argument,
+        "expected a serialized Summary, a Summary proto or a lazy compat.v1 summary, got "
+        f"{type(summary).__name__}",
     )

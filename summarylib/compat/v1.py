@@ -49,6 +49,7 @@ from summarylib.ops import histogram as histogram_encoding
 from summarylib.ops import image as image_encoding
 from summarylib.ops import text as text_encoding
 from summarylib.ops.convert import as_float
+from summarylib.ops.errors import check_optional_text, op_error
 from summarylib.ops.graph import graph_def_bytes, graph_event
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.proto.event_pb2 import Event, SessionLog
@@ -108,7 +109,7 @@ def scalar(
     name: str, tensor: Any, collections: Iterable[str] | None = None, family: str | None = None
 ) -> bytes:
     """A Summary with one `simple_value`; `tensor` is a real scalar or a callable."""
-    tag = family_tag(name, family)
+    tag = family_tag("scalar", name, family)
     return _op(
         "scalar",
         tag,
@@ -124,7 +125,7 @@ def histogram(
     name: str, values: Any, collections: Iterable[str] | None = None, family: str | None = None
 ) -> bytes:
     """A Summary with one `histo` of `values` (any shape), in TF 1.x's exponential buckets."""
-    tag = family_tag(name, family)
+    tag = family_tag("histogram", name, family)
 
     def build(data: Any) -> bytes:
         _, array, _, _ = histogram_encoding.prepare(tag, data, None, None)
@@ -142,7 +143,7 @@ def image(
 ) -> bytes:
     """A Summary with one `Summary.Image` per image of a `[k, h, w, c]` batch, at most
     `max_outputs`; float pixels are rescaled per image as TF 1.x did (see legacy_values)."""
-    tag = family_tag(name, family)
+    tag = family_tag("image", name, family)
 
     def build(data: Any) -> bytes:
         _, images, _, _, _ = image_encoding.prepare(tag, data, max_outputs, None)
@@ -161,7 +162,7 @@ def audio(
 ) -> bytes:
     """A Summary with one `Summary.Audio` (16-bit WAV) per clip of `[k, t, c]` (or `[k, t]`)
     float samples in [-1, 1], at most `max_outputs`."""
-    tag = family_tag(name, family)
+    tag = family_tag("audio", name, family)
 
     def build(data: Any) -> bytes:
         clips = legacy_values.legacy_clips("audio", tag, data)
@@ -173,7 +174,7 @@ def audio(
 
 def text(name: str, tensor: Any, collections: Iterable[str] | None = None) -> bytes:
     """A Summary with the text plugin's string tensor (rendered as Markdown)."""
-    tag = family_tag(name, None)
+    tag = family_tag("text", name, None)
     return _op(
         "text",
         tag,
@@ -194,9 +195,13 @@ def tensor_summary(
 ) -> bytes:
     """A Summary with `tensor` as is, with `summary_metadata` plus display name and
     description."""
-    tag = family_tag(name, family)
+    tag = family_tag("tensor_summary", name, family)
     metadata = SummaryMetadata.FromString(
         generic.metadata_bytes("tensor_summary", tag, summary_metadata) or b""
+    )
+    display_name = check_optional_text("tensor_summary", tag, "display_name", display_name)
+    summary_description = check_optional_text(
+        "tensor_summary", tag, "summary_description", summary_description
     )
     if display_name is not None:
         metadata.display_name = display_name
@@ -224,14 +229,26 @@ def merge(inputs: Iterable[Any], collections: Iterable[str] | None = None) -> by
 
 
 def _merged(items: list[Any]) -> bytes:
-    merged = b"".join(summary_bytes(item) for item in items)
+    merged = b"".join(summary_bytes(item, "merge", "inputs") for item in items)
     try:
         tags = [value.tag for value in summary_pb2.Summary.FromString(merged).value]
     except DecodeError as error:
-        raise ValueError(f"merge: an input is not a serialized Summary ({error})") from None
+        raise op_error(
+            ValueError,
+            "merge",
+            None,
+            "inputs",
+            f"expected serialized Summaries, got one that is not ({error})",
+        ) from None
     duplicates = sorted({tag for tag in tags if tags.count(tag) > 1})
     if duplicates:
-        raise ValueError(f"merge: duplicate tags {duplicates}; each tag may occur once in a merged summary")
+        raise op_error(
+            ValueError,
+            "merge",
+            None,
+            "inputs",
+            f"expected each tag once in a merged summary, got {duplicates} twice",
+        )
     return merged
 
 
@@ -288,16 +305,19 @@ class FileWriter:
     def _add(self, event: event_pb2.Event, global_step: Any) -> None:
         event.wall_time = time.time()
         if global_step is not None:
-            event.step = coerce_step(global_step, "global_step")
+            event.step = coerce_step(global_step, "global_step", "compat.v1.FileWriter")
         self._writer.write_event(event.SerializeToString())
 
     def add_summary(self, summary: Any, global_step: Any = None) -> None:
         """Write a Summary at `global_step`: a proto of any library, its bytes (what
         `merge_all()` returns), or a lazy op (evaluated now)."""
+        api = "compat.v1.FileWriter.add_summary"
         try:
-            parsed = summary_pb2.Summary.FromString(summary_bytes(summary))
+            parsed = summary_pb2.Summary.FromString(summary_bytes(summary, api, "summary"))
         except DecodeError as error:
-            raise ValueError(f"add_summary: not a serialized Summary ({error})") from None
+            raise op_error(
+                ValueError, api, None, "summary", f"expected a serialized Summary ({error})"
+            ) from None
         for value in parsed.value:
             if not value.HasField("metadata"):
                 continue
@@ -309,19 +329,25 @@ class FileWriter:
 
     def add_session_log(self, session_log: Any, global_step: Any = None) -> None:
         """Write a SessionLog (START tells TensorBoard to drop data from later steps)."""
-        parsed = event_pb2.SessionLog.FromString(summary_bytes(session_log))
+        parsed = event_pb2.SessionLog.FromString(
+            summary_bytes(session_log, "compat.v1.FileWriter.add_session_log", "session_log")
+        )
         self._add(event_pb2.Event(session_log=parsed), global_step)
 
     def add_graph(self, graph: Any, global_step: Any = None) -> None:
         """Write a graph: a `tf.Graph` (anything with `as_graph_def()`), a GraphDef proto
         of any library, or its bytes (see summarylib.graph)."""
         data = graph_def_bytes(graph, "compat.v1.FileWriter.add_graph")
-        step = 0 if global_step is None else coerce_step(global_step, "global_step")
+        step = (
+            0
+            if global_step is None
+            else coerce_step(global_step, "global_step", "compat.v1.FileWriter.add_graph")
+        )
         self._writer.submit(graph_event, (data,), time.time(), step, len(data))
 
     def add_event(self, event: Any) -> None:
         """Write an Event (a proto of any library, or its bytes) as it is."""
-        self._writer.write_event(summary_bytes(event))
+        self._writer.write_event(summary_bytes(event, "compat.v1.FileWriter.add_event", "event"))
 
     def flush(self) -> None:
         """Write everything added so far to the OS."""

@@ -33,7 +33,7 @@ def check_dataformats(op: str, tag: str, dataformats: Any) -> str:
             TypeError, op, tag, "dataformats", f"expected a str such as 'CHW', got {dataformats!r}"
         )
     layout = dataformats.upper()
-    if sorted(layout) != sorted(_LAYOUTS.get(len(layout), "")):
+    if len(layout) not in _LAYOUTS or sorted(layout) != sorted(_LAYOUTS[len(layout)]):
         raise op_error(
             ValueError,
             op,

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from summarylib.compat.legacy_values import histogram_value, serialized
+from summarylib.compat.torch.checks import real_number
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.histogram_bins import bounded_histogram
 from summarylib.ops.convert import as_real_array
@@ -149,12 +150,13 @@ class HistogramMethods(WriterCore):
                 "bucket_counts",
                 f"expected as many counts as bucket_limits ({limits.size}), got {counts.size}",
             )
+        op = "add_histogram_raw"
         proto = histogram_pb2.HistogramProto(
-            min=float(min),
-            max=float(max),
-            num=float(num),
-            sum=float(sum),
-            sum_squares=float(sum_squares),
+            min=real_number(op, tag, "min", min),
+            max=real_number(op, tag, "max", max),
+            num=real_number(op, tag, "num", num),
+            sum=real_number(op, tag, "sum", sum),
+            sum_squares=real_number(op, tag, "sum_squares", sum_squares),
             bucket_limit=limits.astype(np.float64).tolist(),
             bucket=counts.astype(np.float64).tolist(),
         )
