@@ -66,17 +66,40 @@ def test_suffix_pathlike_and_missing_logdir(tmp_path):
         assert writer.path.endswith(".eval") and pathlib.Path(writer.path).parent == logdir
 
 
-@pytest.mark.parametrize("bad", [None, "", b"bytes", 3])
-def test_bad_logdir_is_a_value_error(bad):
-    with pytest.raises(ValueError, match="logdir"):
-        sl.create_file_writer(bad)
-
-
-@pytest.mark.parametrize("argument", ["max_queue", "flush_millis"])
-@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
-def test_bad_queue_settings(logdir, argument, bad):
-    with pytest.raises(ValueError, match=argument):
-        sl.create_file_writer(logdir, **{argument: bad})
+@pytest.mark.parametrize(
+    ("argument", "bad", "kind"),
+    [
+        ("logdir", None, TypeError),
+        ("logdir", b"bytes", TypeError),
+        ("logdir", 3, TypeError),
+        ("logdir", "", ValueError),
+        ("logdir", "runs/a\0b", ValueError),
+        ("logdir", "runs/trial\udcff", ValueError),
+        ("filename_suffix", "/../../escaped", ValueError),
+        ("filename_suffix", ".v2\ud800", ValueError),
+        ("filename_suffix", 3, TypeError),
+        ("name", 3, TypeError),
+        ("name", "w\ud800", ValueError),
+        ("storage_options", 3, TypeError),
+        ("max_queue", 0, ValueError),
+        ("flush_millis", -1, ValueError),
+        ("max_queue_bytes", 1.5, ValueError),
+        ("max_queue", True, ValueError),
+        ("retain_seconds", float("nan"), ValueError),
+        ("ranks", np.array([0, 1]), ValueError),
+        ("ranks", "some", ValueError),
+    ],
+)
+def test_bad_writer_arguments_are_errors_in_the_one_shape_and_create_nothing(tmp_path, argument, bad, kind):
+    """What create_file_writer accepts it can create: a bad argument is an error at the call
+    naming it, and nothing is created anywhere (a suffix with a separator once made a file
+    outside the logdir, a lone surrogate a directory TensorBoard's loaders crash on)."""
+    os.chdir(tmp_path)
+    given = {"logdir": "runs/good", argument: bad}
+    logdir = given.pop("logdir")
+    with pytest.raises(kind, match=rf"^summarylib\.create_file_writer: argument '{argument}': expected"):
+        sl.create_file_writer(logdir, **given)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_event_files_are_created_exclusively(logdir, monkeypatch):

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from summarylib.writer.context import input_error
 from summarylib.writer.filesystems import join
 
 # (rank variable, size variable) of each launcher, in the order they are trusted.
@@ -56,13 +57,15 @@ def torch_distributed_ready() -> bool:
 
 def check_ranks(ranks: Any, where: str) -> Ranks:
     """`ranks` as given when it is None, "all" or a collection of non-negative ints."""
-    if ranks is None or ranks == "all":
+    if ranks is None or (isinstance(ranks, str) and ranks == "all"):
         return ranks
     if isinstance(ranks, (str, bytes)) or not isinstance(ranks, Iterable):
-        raise ValueError(f"{where}: ranks must be None, 'all' or a list of ranks, got {ranks!r}")
+        raise input_error(
+            ValueError, where, None, "ranks", f"expected None, 'all' or a list of ranks, got {ranks!r}"
+        )
     chosen = list(ranks)
     if not all(isinstance(rank, int) and not isinstance(rank, bool) and rank >= 0 for rank in chosen):
-        raise ValueError(f"{where}: ranks must be non-negative ints, got {ranks!r}")
+        raise input_error(ValueError, where, None, "ranks", f"expected non-negative ints, got {ranks!r}")
     return frozenset(chosen)
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from summarylib.writer import context, lifecycle
+from summarylib.writer import writer_arguments as arguments
 from summarylib.writer.engine import (
     DEFAULT_CLOSE_TIMEOUT,
     DEFAULT_FLUSH_MILLIS,
@@ -22,24 +23,6 @@ from summarylib.writer.event_codec import raw_event
 from summarylib.writer.event_file import FileNames, v2_file_names
 from summarylib.writer.filesystems import is_url
 from summarylib.writer.run_files import DEFAULT_UPLOAD_MILLIS, open_run_file
-
-
-def _positive_int(value: Any, argument: str, default: int) -> int:
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"create_file_writer: {argument} must be a positive int, got {value!r}")
-    return value
-
-
-def _positive_seconds(value: Any, argument: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(
-            f"create_file_writer: {argument} must be a positive number of seconds, got {value!r}"
-        )
-    return float(value)
 
 
 @dataclass(frozen=True)
@@ -86,33 +69,32 @@ class SummaryWriter:
         retain_seconds: float | None = None,
         storage_options: dict[str, Any] | None = None,
     ) -> None:
-        if logdir is None or not isinstance(logdir, (str, os.PathLike)):
-            raise ValueError(
-                f"create_file_writer: logdir must be a non-empty str or os.PathLike, got {logdir!r}"
-            )
-        logdir = os.fspath(logdir)
-        if not logdir:
-            raise ValueError("create_file_writer: logdir must be a non-empty path, got ''")
-        if filename_suffix is not None and not isinstance(filename_suffix, str):
-            raise TypeError(
-                f"create_file_writer: filename_suffix must be a str, got {type(filename_suffix).__name__}"
-            )
+        logdir = arguments.check_logdir(logdir)
+        filename_suffix = arguments.check_suffix(filename_suffix)
+        name = arguments.check_name(name)
+        storage_options = arguments.check_storage_options(storage_options)
         on_object_store = is_url(logdir)
         if on_object_store and retain_seconds is not None:
-            raise ValueError(
-                f"create_file_writer: retain_seconds is for local logdirs, got the URL {logdir!r}"
+            raise context.input_error(
+                ValueError,
+                "create_file_writer",
+                None,
+                "retain_seconds",
+                f"is for local logdirs, got the URL {logdir!r}",
             )
         default_flush = DEFAULT_UPLOAD_MILLIS if on_object_store else DEFAULT_FLUSH_MILLIS
         self._setup(
             WriterSettings(
                 logdir=logdir,
-                max_queue=_positive_int(max_queue, "max_queue", DEFAULT_MAX_QUEUE),
-                flush_millis=_positive_int(flush_millis, "flush_millis", default_flush),
+                max_queue=arguments.positive_int(max_queue, "max_queue", DEFAULT_MAX_QUEUE),
+                flush_millis=arguments.positive_int(flush_millis, "flush_millis", default_flush),
                 filename_suffix=filename_suffix,
                 name=name or logdir,
-                max_queue_bytes=_positive_int(max_queue_bytes, "max_queue_bytes", DEFAULT_MAX_QUEUE_BYTES),
+                max_queue_bytes=arguments.positive_int(
+                    max_queue_bytes, "max_queue_bytes", DEFAULT_MAX_QUEUE_BYTES
+                ),
                 file_names=file_names,
-                retain_seconds=_positive_seconds(retain_seconds, "retain_seconds"),
+                retain_seconds=arguments.positive_seconds(retain_seconds, "retain_seconds"),
                 storage_options=storage_options,
             )
         )
@@ -232,6 +214,8 @@ class SummaryWriter:
         """
         if self._engine is not None:
             self._engine.flush(fsync)
+        if context.pending_warnings:
+            context.emit_pending_warnings()
 
     def close(self, timeout: float = DEFAULT_CLOSE_TIMEOUT) -> None:
         """Write everything logged and close the file (once no other writer of this
@@ -246,6 +230,8 @@ class SummaryWriter:
         self.submit = self._submit_after_close
         if self._finalizer is not None and self._finalizer.detach() is not None:
             lifecycle.release(self.logdir, self._engine, timeout)
+        if context.pending_warnings:
+            context.emit_pending_warnings()
 
     def stats(self) -> WriterStats | None:
         """Counters of this writer's engine: events queued and written, bytes written,
