@@ -8,6 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import time
 import uuid
 import warnings
 
@@ -25,6 +26,15 @@ def unique(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:8]}"
 
 
+def wait_until_encoded(writer: sl.SummaryWriter) -> None:
+    """Until the writer's thread has written the first event (the warning it found then
+    waits for a caller's thread), without a flush, which would raise it."""
+    deadline = time.monotonic() + 60
+    while writer.stats().events_written < 1:
+        assert time.monotonic() < deadline, "the writer wrote nothing in 60 s"
+        time.sleep(0.01)
+
+
 def test_a_histogram_warning_is_raised_at_the_flush_that_follows(logdir):
     tag = unique("nan")
     writer = sl.create_file_writer(logdir)
@@ -38,12 +48,26 @@ def test_a_histogram_warning_is_raised_at_the_flush_that_follows(logdir):
     assert (warning.filename, warning.lineno) == (__file__, line)
 
 
+@pytest.mark.parametrize("ending", ["flush", "close"])
+def test_a_warning_is_raised_at_the_writers_own_flush_or_close(logdir, ending):
+    tag = unique(f"nan_{ending}")
+    writer = sl.create_file_writer(logdir)
+    writer.set_as_default()
+    sl.histogram(tag, [1.0, NAN], step=0)
+    with pytest.warns(RuntimeWarning, match=rf"tag '{tag}': left out 1 NaN") as record:
+        getattr(writer, ending)()
+        line = sys._getframe().f_lineno - 1
+    writer.close()
+    (warning,) = [w for w in record if tag in str(w.message)]
+    assert (warning.filename, warning.lineno) == (__file__, line)
+
+
 def test_an_audio_warning_is_raised_at_the_next_op_of_any_kind(logdir):
     tag = unique("loud")
     writer = sl.create_file_writer(logdir)
     with writer.as_default(step=0):
         sl.audio(tag, np.float32([2.0]), 8000)
-        writer.flush()  # encoded on the writer's thread: the warning waits
+        wait_until_encoded(writer)
         with pytest.warns(RuntimeWarning, match=rf"tag '{tag}': samples outside") as record:
             sl.scalar("next", 1.0)
             line = sys._getframe().f_lineno - 1
@@ -60,13 +84,13 @@ def test_error_filter_raises_at_the_users_line_and_loses_nothing(tmp_path):
     script.write_text(
         textwrap.dedent(
             f"""
-            import traceback
+            import time, traceback
             import summarylib as sl
 
             writer = sl.create_file_writer({str(logdir)!r})
             with writer.as_default(step=1):
                 sl.histogram("weights", [1.0, float("nan")])
-                writer.flush()
+                while writer.stats().events_written < 1: time.sleep(0.01)  # encoded: the warning waits
                 try:
                     sl.scalar("loss", 0.5)
                 except RuntimeWarning as warning:
@@ -125,7 +149,7 @@ def test_an_exception_leaving_as_default_is_not_replaced_by_a_warning(logdir):
         warnings.simplefilter("error", RuntimeWarning)
         with pytest.raises(KeyError), writer.as_default(step=0):
             sl.histogram(tag, [NAN])
-            writer.flush()
+            wait_until_encoded(writer)
             raise KeyError("the training loop's own error")
         with pytest.raises(RuntimeWarning, match=tag):
             sl.flush()  # the warning was kept for the next call
