@@ -103,6 +103,20 @@ def _release(args: tuple) -> None:
             snapshot_pool.release(arg)
 
 
+def _held_bytes(args: tuple) -> int:
+    """Memory the queued `args` hold, as the queue's byte bound counts it: arrays, and the
+    bytes of encoded strings (a text op's list), so 1 MiB strings count as 1 MiB each."""
+    held = 0
+    for arg in args:
+        if isinstance(arg, np.ndarray):
+            held += arg.nbytes
+        elif isinstance(arg, (bytes, bytearray, str)):
+            held += len(arg)
+        elif isinstance(arg, list) and arg and isinstance(arg[0], bytes):
+            held += sum(map(len, arg))
+    return held
+
+
 def queue_summary(
     writer: SummaryWriter,
     op: str,
@@ -115,7 +129,7 @@ def queue_summary(
     """Queue `make_summary(*args)` at the resolved step (and `wall_time`, else now);
     arrays in `args` count toward the queue's byte bound and are recycled once encoded.
     Every op that queues a Summary (v2 ops, compat layers) goes through here."""
-    nbytes = sum(arg.nbytes for arg in args if isinstance(arg, np.ndarray))
+    nbytes = _held_bytes(args)
     step = resolve_step(op, tag, step)
     when = time.time() if wall_time is None else wall_time
     writer.submit(_encode_then_release, (make_summary, *args), when, step, nbytes)
@@ -128,7 +142,7 @@ def queue_task(writer: SummaryWriter, step: int, task: Callable[..., None], args
     """Queue `task(step, *args)` to run on the writer's thread in queue order, for data
     that goes to files beside the event file (the projector's); a flush of the writer
     waits for it, and a failure is reported as a background write error."""
-    nbytes = sum(arg.nbytes for arg in args if isinstance(arg, np.ndarray))
+    nbytes = _held_bytes(args)
     writer.submit(_run_then_release, (task, *args), time.time(), step, nbytes)
     if pending_warnings:
         emit_pending_warnings()

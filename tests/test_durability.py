@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 import time
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -494,6 +495,25 @@ def test_queue_is_bounded_in_bytes(logdir):
     stats = writer.stats()
     assert stats.queue_high_water_bytes <= bound + 80_000 + 256  # the bound plus one item
     assert stats.events_written == 20_200 and stats.errors == 0
+
+
+def test_text_counts_its_bytes_toward_the_queue_bound(logdir):
+    """Strings are held as bytes, not arrays: 1 MB texts once counted 256 bytes each, so an
+    8 MB bound held 64 MB of them."""
+    bound = 4_000_000
+    writer = sl.create_file_writer(logdir, max_queue_bytes=bound, flush_millis=600_000)
+    payload = "x" * 1_000_000  # encoded anew at each call: 1 MB of bytes a queued event
+    tracemalloc.start()
+    try:
+        with writer.as_default():
+            for step in range(40):
+                sl.text("blob", payload, step=step)
+            _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    writer.close()
+    assert peak <= bound + 6_000_000  # the bound, one item, its copies being encoded and written
+    assert writer.stats().events_written == 40 and writer.stats().errors == 0
 
 
 def test_mutating_an_array_after_write_changes_nothing(logdir):
