@@ -317,3 +317,30 @@ def test_a_users_writer_of_the_same_run_still_raises_after_fit(tmp_path, caplog)
         assert users_writer.stats().errors > 0
         with pytest.raises(sl.WriterError, match="No space left"):
             users_writer.close()
+
+
+@pytest.mark.parametrize(
+    ("options", "argument"),
+    [
+        ({"log_dir": 5}, "log_dir"),
+        ({"log_dir": "bad\ud800"}, "log_dir"),  # failed in set_model, inside fit, before
+        ({"log_dir": "a\0b"}, "log_dir"),
+        ({"write_graph": np.array([True, False])}, "write_graph"),  # ambiguous truth value in fit before
+        ({"write_images": "yes"}, "write_images"),
+        ({"embeddings_metadata": ""}, "embeddings_metadata"),  # IsADirectoryError in fit before
+        ({"embeddings_metadata": {"embedding": 5}}, "embeddings_metadata"),
+        ({"update_freq": np.array(["batch"])}, "update_freq"),
+    ],
+)
+def test_hostile_arguments_are_errors_in_the_one_shape_at_the_call(tmp_path, options, argument):
+    arguments = {"log_dir": str(tmp_path / "logs"), **options}
+    with pytest.raises((TypeError, ValueError)) as error:
+        TensorBoard(**arguments)
+    assert str(error.value).startswith(f"summarylib.integrations.keras.TensorBoard: argument '{argument}': ")
+
+
+def test_an_unreadable_embeddings_metadata_file_is_a_warning_not_the_end_of_fit(logdir, caplog):
+    callback = TensorBoard(logdir, embeddings_freq=1, embeddings_metadata="missing.tsv")
+    history = make_model().fit(*make_data(16, seed=1), epochs=1, callbacks=[callback], verbose=0)
+    assert len(history.history["loss"]) == 1
+    assert any("missing.tsv" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")

@@ -6,14 +6,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from summarylib.ops.errors import op_error
+from summarylib.ops.errors import check_text, op_error
 
 API = "integrations.keras.TensorBoard"
 NAME = f"summarylib.{API}"
 
 
 def log_dir(log_dir: Any) -> str:
-    """`log_dir` as a str path: a non-empty str or path-like, without NUL."""
+    """`log_dir` as a str path: a non-empty str or path-like, UTF-8 encodable, without NUL."""
     if not isinstance(log_dir, (str, os.PathLike)):
         raise op_error(
             TypeError,
@@ -23,6 +23,8 @@ def log_dir(log_dir: Any) -> str:
             f"expected a str or path, got {type(log_dir).__name__} {log_dir!r:.80}",
         )
     path = os.fspath(log_dir)
+    if isinstance(path, str):
+        check_text(API, None, "log_dir", path)  # the runs' writers take UTF-8 paths only
     if not isinstance(path, str) or not path or "\0" in path:
         raise op_error(
             ValueError, API, None, "log_dir", f"expected a non-empty path without NUL, got {path!r:.80}"
@@ -32,16 +34,23 @@ def log_dir(log_dir: Any) -> str:
 
 def embeddings_metadata(value: Any) -> str | dict[str, str] | None:
     """None, one metadata file for every Embedding layer, or a dict of them by layer name."""
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+    names = [value] if isinstance(value, str) else list(value.values()) if isinstance(value, dict) else None
+    if value is None or (names is not None and all(isinstance(name, str) and name for name in names)):
+        if isinstance(value, dict) and not all(isinstance(key, str) for key in value):
+            raise op_error(
+                TypeError,
+                API,
+                None,
+                "embeddings_metadata",
+                f"expected layer names as keys, got {value!r:.80}",
+            )
         return value
     raise op_error(
         TypeError,
         API,
         None,
         "embeddings_metadata",
-        f"expected None, a file name or a dict of layer name to file name, got {value!r:.80}",
+        f"expected None, a file name or a dict of layer name to file name (non-empty), got {value!r:.80}",
     )
 
 

@@ -10,6 +10,7 @@ module of summarylib that imports Keras.
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import os
 import time
@@ -32,6 +33,7 @@ from summarylib.writer.context import default_step, record_condition
 from summarylib.writer.summary_writer import SummaryWriter
 
 _RUNS = {"train": "train", "val": "validation"}
+log = logging.getLogger("summarylib")
 
 
 class TensorBoard(keras.callbacks.Callback):
@@ -281,7 +283,18 @@ class TensorBoard(keras.callbacks.Callback):
         with self._writing("train"):
             for layer in _embedding_layers(self.model):
                 path = metadata_for(layer.name, self.embeddings_metadata)
-                labels, header = (None, None) if path is None else read_metadata(path, self.log_dir)
+                labels, header = None, None
+                try:
+                    if path is not None:
+                        labels, header = read_metadata(path, self.log_dir)
+                except OSError as error:  # Keras only names the file: fit goes on without labels
+                    log.warning(
+                        "%s: embeddings_metadata %r unreadable, %r written without labels: %s",
+                        NAME,
+                        path,
+                        layer.name,
+                        error,
+                    )
                 matrix = keras.ops.convert_to_numpy(layer.embeddings)
                 embedding(layer.name, matrix, metadata=labels, metadata_header=header, step=epoch)
 
