@@ -54,7 +54,7 @@ def _event(step: int, summary: bytes) -> bytes:
 
 @pytest.mark.parametrize("value", [0, -1, "10", True])
 def test_retain_seconds_must_be_positive(logdir, value):
-    with pytest.raises(ValueError, match="argument .retain_seconds.: expected a positive number of seconds"):
+    with pytest.raises(ValueError, match=r"argument 'retain_seconds': expected a positive number of seconds"):
         sl.create_file_writer(logdir, retain_seconds=value)
 
 

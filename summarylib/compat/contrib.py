@@ -34,7 +34,7 @@ from summarylib.ops import histogram as histogram_encoding
 from summarylib.ops import image as image_encoding
 from summarylib.ops.convert import as_float
 from summarylib.summary_ops import flush, queue_summary, recording_writer
-from summarylib.writer.context import Condition, coerce_step, evaluate
+from summarylib.writer.context import Condition, coerce_step, evaluate, input_error
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 
 __all__ = [
@@ -71,14 +71,14 @@ class GlobalStep:
 
     def assign(self, value: Any) -> GlobalStep:
         """Set the step."""
-        value = coerce_step(value, "global step")
+        value = coerce_step(value, "value", "compat.contrib.GlobalStep.assign")
         with self._lock:
             self._value = value
         return self
 
     def assign_add(self, delta: Any) -> GlobalStep:
         """Add `delta` (usually 1) to the step."""
-        delta = coerce_step(delta, "global step increment")
+        delta = coerce_step(delta, "delta", "compat.contrib.GlobalStep.assign_add")
         with self._lock:
             self._value += delta
         return self
@@ -175,10 +175,11 @@ def record_summaries_every_n_global_steps(
 ) -> contextlib.AbstractContextManager[None]:
     """Record contrib ops when the global step (or `global_step`) is a multiple of `n`,
     evaluated at each op."""
+    api = "compat.contrib.record_summaries_every_n_global_steps"
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
-        raise ValueError(f"record_summaries_every_n_global_steps: n must be a positive int, got {n!r}")
+        raise input_error(ValueError, api, None, "n", f"expected a positive int, got {n!r}")
     step_source = global_step if global_step is not None else get_or_create_global_step()
-    return _recording(lambda: coerce_step(step_source, "global_step") % n == 0)
+    return _recording(lambda: coerce_step(step_source, "global_step", api) % n == 0)
 
 
 def should_record_summaries() -> bool:

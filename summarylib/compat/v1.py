@@ -54,7 +54,7 @@ from summarylib.ops.graph import graph_def_bytes, graph_event
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.proto.event_pb2 import Event, SessionLog
 from summarylib.proto.summary_pb2 import Summary, SummaryMetadata
-from summarylib.writer.context import coerce_step
+from summarylib.writer.context import coerce_step, input_error
 from summarylib.writer.event_file import v1_file_names
 from summarylib.writer.summary_writer import SummaryWriter
 
@@ -291,7 +291,13 @@ class FileWriter:
         filename_suffix: str | None = None,
     ) -> None:
         if not isinstance(flush_secs, (int, float)) or isinstance(flush_secs, bool) or flush_secs <= 0:
-            raise ValueError(f"FileWriter: flush_secs must be a positive number, got {flush_secs!r}")
+            raise input_error(
+                ValueError,
+                "compat.v1.FileWriter",
+                None,
+                "flush_secs",
+                f"expected a positive number, got {flush_secs!r}",
+            )
         self._options = (max_queue, max(1, round(flush_secs * 1000)), filename_suffix)
         self._writer = SummaryWriter(logdir, *self._options, file_names=v1_file_names)
         self._seen_tags: set[str] = set()
