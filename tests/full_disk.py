@@ -1,12 +1,28 @@
-"""A real file system that fills up: a small tmpfs with all but a few bytes taken."""
+"""Real file systems that fail: a size- or inode-limited tmpfs, and one with all but a few
+bytes taken (we run as root here; elsewhere the tests that need them skip)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 from collections.abc import Iterator
 
-from tests.test_write_faults import tmpfs
+import pytest
+
+
+@contextlib.contextmanager
+def tmpfs(path: str, options: str) -> Iterator[str]:
+    """A real tmpfs mounted at `path` with `options` (a size or inode limit) for the block;
+    skips the test where mounting is not permitted (not root, no CAP_SYS_ADMIN)."""
+    os.makedirs(path, exist_ok=True)
+    result = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", path], capture_output=True)
+    if result.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {result.stderr.decode(errors='replace').strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", path], check=True)
 
 
 @contextlib.contextmanager

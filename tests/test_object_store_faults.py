@@ -22,9 +22,9 @@ import summarylib as sl
 from summarylib.compat.torch import SummaryWriter as TorchStyleWriter
 from summarylib.reader import iter_values
 from summarylib.writer import segment_uploads
+from tests.full_disk import tmpfs
 from tests.s3_server import s3_server, spill_root_for
 from tests.tensorboard_data import read_scalars
-from tests.test_write_faults import tmpfs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUCKET = "summarylib-faults"

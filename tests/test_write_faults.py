@@ -15,7 +15,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 
 import pytest
 from tensorboard.backend.event_processing import plugin_event_accumulator
@@ -30,23 +29,10 @@ from summarylib.writer.engine import Engine, WriterError
 from summarylib.writer.event_codec import event_of_summary, raw_event
 from summarylib.writer.event_file import EventFile, v2_file_names
 from summarylib.writer.rolling_file import RollingEventFile
+from tests.full_disk import tmpfs
 from tests.tensorboard_data import read_scalars
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-@contextlib.contextmanager
-def tmpfs(path: str, options: str) -> Iterator[str]:
-    """A real tmpfs mounted at `path` with `options` (a size or inode limit) for the block;
-    skips the test where mounting is not permitted (not root, no CAP_SYS_ADMIN)."""
-    os.makedirs(path, exist_ok=True)
-    result = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", path], capture_output=True)
-    if result.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {result.stderr.decode(errors='replace').strip()}")
-    try:
-        yield path
-    finally:
-        subprocess.run(["umount", "-l", path], check=True)
 
 
 def loader_steps(logdir: str, tag: str) -> list[int]:
