@@ -151,3 +151,27 @@ def spill_root_for(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     root = tmp_path_factory.mktemp("spill")
     monkeypatch.setattr(tempfile, "tempdir", str(root))
     return root
+
+
+def bucket_fixtures(bucket: str, spill_autouse: bool = False) -> tuple:
+    """The fixtures of a test module on one bucket of a moto server: `s3` (the relay, one
+    server per module), `url` (a run of the test's own name) and `spill_root` (see
+    spill_root_for; `spill_autouse` for a module whose every writer may spill). Assign
+    them to module names: `s3, url, spill_root = bucket_fixtures("name")`."""
+    import pytest  # here: the benchmarks import this module without pytest
+
+    @pytest.fixture(scope="module")
+    def s3() -> Iterator[Relay]:
+        with s3_server(bucket) as relay:
+            yield relay
+
+    @pytest.fixture
+    def url(s3: Relay, request: pytest.FixtureRequest) -> str:
+        return f"s3://{bucket}/{request.node.name}"
+
+    @pytest.fixture(autouse=spill_autouse)
+    def spill_root(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+        """Where writers keep what a store refused: the test's own directory, not /tmp."""
+        return spill_root_for(tmp_path_factory, monkeypatch)
+
+    return s3, url, spill_root

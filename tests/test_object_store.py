@@ -21,28 +21,14 @@ import summarylib as sl
 from summarylib.compat.torch import SummaryWriter as TorchStyleWriter
 from summarylib.inspect import main as inspect_main
 from summarylib.reader import Reader, ReadStatus, find_sources, iter_events, iter_values
-from tests.s3_server import s3_server, spill_root_for
+from tests.s3_server import bucket_fixtures
 from tests.tensorboard_data import read_scalars
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUCKET = "summarylib-tests"
 
 
-@pytest.fixture(scope="module")
-def s3():
-    with s3_server(BUCKET) as relay:
-        yield relay
-
-
-@pytest.fixture
-def url(s3, request):
-    return f"s3://{BUCKET}/{request.node.name}"
-
-
-@pytest.fixture(autouse=True)
-def spill_root(tmp_path_factory, monkeypatch):
-    """Where writers keep what a store refused: the test's own directory, not /tmp."""
-    return spill_root_for(tmp_path_factory, monkeypatch)
+s3, url, spill_root = bucket_fixtures(BUCKET, spill_autouse=True)
 
 
 def objects(url: str) -> list[str]:

@@ -23,7 +23,7 @@ from summarylib.compat.torch import SummaryWriter as TorchStyleWriter
 from summarylib.reader import iter_values
 from summarylib.writer import segment_uploads
 from tests.full_disk import tmpfs
-from tests.s3_server import s3_server, spill_root_for
+from tests.s3_server import bucket_fixtures
 from tests.tensorboard_data import read_scalars
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,15 +33,7 @@ MiB = 1 << 20
 ONE_ATTEMPT = {"config_kwargs": {"retries": {"max_attempts": 1}}}
 
 
-@pytest.fixture(scope="module")
-def s3():
-    with s3_server(BUCKET) as relay:
-        yield relay
-
-
-@pytest.fixture
-def url(s3, request):
-    return f"s3://{BUCKET}/{request.node.name}"
+s3, url, spill_root = bucket_fixtures(BUCKET)
 
 
 @pytest.fixture(autouse=True)
@@ -49,12 +41,6 @@ def _quick_retries(monkeypatch):
     """Retries after 50 ms instead of a second, so a restored store is used at once."""
     monkeypatch.setattr(segment_uploads, "FIRST_BACKOFF", 0.05)
     monkeypatch.setattr(segment_uploads, "MAX_BACKOFF", 0.2)
-
-
-@pytest.fixture
-def spill_root(tmp_path_factory, monkeypatch):
-    """Where writers keep what a store refused: the test's own directory, not /tmp."""
-    return spill_root_for(tmp_path_factory, monkeypatch)
 
 
 def logged_steps(url: str, tag: str) -> list[int]:
