@@ -229,3 +229,32 @@ def test_missing_libcst_names_the_extra() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "summarylib[migrate]" in out
+
+
+TF1_PROJECT = PROGRAMS / "tf1_project"
+
+
+@pytest.mark.parametrize("name", ["model.py", "layers.py"])
+def test_tf1_graph_module_without_a_session_keeps_its_ops_for_merge_all(name: str) -> None:
+    """model.py builds a graph (get_variable, AdamOptimizer); layers.py says nothing, but
+    train.py beside it merges with merge_all: their ops stay TF ops so merge_all finds them."""
+    path = TF1_PROJECT / name
+    result = migrate_file(path, "compat")
+    assert result.source == path.read_text()
+    assert "summarylib" not in result.source and result.report.left == []
+
+
+def test_tf1_project_moves_only_the_writer(tmp_path: Path, capsys) -> None:
+    assert main([str(TF1_PROJECT)]) == 0
+    out = capsys.readouterr().out
+    assert "summarylib.compat.v1.FileWriter(logdir, sess.graph)" in out
+    assert "summarylib.scalar" not in out and "summarylib.histogram" not in out
+
+
+def test_summary_ops_with_no_writer_and_no_evidence_are_left_and_listed(capsys) -> None:
+    path = PROGRAMS / "unsure_project" / "metrics.py"
+    result = migrate_file(path, "compat")
+    assert result.source == path.read_text()
+    assert [left.where.rpartition(":")[2] for left in result.report.left] == ["7"]
+    assert "TF 1.x or TF 2" in result.report.left[0].reason
+    assert main([str(path)]) == 1

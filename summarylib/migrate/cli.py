@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from summarylib.migrate.engine import TARGETS, MigrationResult, migrate_source
+from summarylib.migrate.facts import sibling_facts
 from summarylib.migrate.notebooks import migrate_notebook
 from summarylib.migrate.report import FileReport, render_json, render_text
 
@@ -56,7 +57,7 @@ def migrate_file(path: Path, to: str) -> MigrationResult:
             return migrate_notebook(text, str(path), to)
         except (ValueError, KeyError, TypeError) as error:
             return MigrationResult(text, FileReport(str(path), error=f"not a notebook: {error}"))
-    return migrate_source(text, str(path), to)
+    return migrate_source(text, str(path), to, lambda: sibling_facts(path))
 
 
 def _diff(path: str, before: str, after: str) -> str:

@@ -12,7 +12,7 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
 from summarylib.migrate import tf1_loops
-from summarylib.migrate.facts import collect_facts
+from summarylib.migrate.facts import Siblings, collect_facts
 from summarylib.migrate.report import FileReport
 from summarylib.migrate.rules import Rules
 from summarylib.migrate.transform import Migrator
@@ -33,9 +33,13 @@ class MigrationResult:
         return bool(self.report.changes)
 
 
-def migrate_source(source: str, path: str = "<string>", to: str = "compat") -> MigrationResult:
+def migrate_source(
+    source: str, path: str = "<string>", to: str = "compat", siblings: Siblings | None = None
+) -> MigrationResult:
     """Migrate the summary-writing code of `source` onto summarylib (`to`: "compat", the
-    closest runnable equivalent, or "v2", summarylib's v2 API where that is mechanical)."""
+    closest runnable equivalent, or "v2", summarylib's v2 API where that is mechanical).
+    `siblings` gives the facts of the modules beside it (facts.sibling_facts), for a file
+    whose summary ops alone do not say whether they are TF 1.x's or TF 2's."""
     if to not in TARGETS:
         raise ValueError(f"migrate_source: to must be one of {TARGETS}, got {to!r}")
     report = FileReport(path)
@@ -46,7 +50,7 @@ def migrate_source(source: str, path: str = "<string>", to: str = "compat") -> M
         return MigrationResult(source, report)
     wrapper = MetadataWrapper(module)
     context = CodemodContext(wrapper=wrapper, filename=path, full_module_name=None)
-    facts = collect_facts(wrapper)
+    facts = collect_facts(wrapper, siblings)
     loops = tf1_loops.plan(wrapper, facts) if to == "v2" and facts.tf1 and not facts.graph else None
     rules = Rules(facts, to, loops)
     migrated = wrapper.visit(Migrator(context, rules, report))

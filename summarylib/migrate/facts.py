@@ -5,7 +5,11 @@ functions with `tf.function`. The rules read these facts; the report prints thei
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, QualifiedNameSource
@@ -42,6 +46,27 @@ GRAPH_RUNNERS = {
     "train.SingularMonitoredSession",
 }
 
+# Symbols that build a TF 1.x graph (removed from TF 2's API): summary ops beside them are on
+# graph tensors, collected by a merge_all that may live in another file.
+GRAPH_BUILDERS = {
+    "get_variable",
+    "variable_scope",
+    "get_collection",
+    "add_to_collection",
+    "global_variables_initializer",
+    "train.Saver",
+}
+_TF1_OPTIMIZER = re.compile(r"train\.\w+Optimizer")
+
+# TF 2 summary ops that write to a default writer, and the symbols that make one.
+SUMMARY_OPS = {"summary.scalar", "summary.histogram", "summary.image", "summary.audio", "summary.text"}
+WRITERS = {"summary.create_file_writer", "summary.create_noop_writer", "summary.FileWriter"}
+
+UNSURE_REASON = (
+    "no writer in this file and nothing in it or beside it says TF 1.x or TF 2: in TF 1.x graph "
+    "code its summary ops feed a merge_all, in TF 2 a default writer; left as it is"
+)
+
 TF_FUNCTION = {"tensorflow.function", "tensorflow.compat.v2.function"}
 
 
@@ -68,6 +93,9 @@ class Facts:
     uses_contrib: bool = False
     traced: list[tuple[int, int]] = field(default_factory=list)  # line ranges of tf.function bodies
     traced_summary_line: int = 0  # first tf.summary use inside a traced body
+    summary_op_line: int = 0  # first TF 2 spelling of a summary op (tf.summary.scalar...)
+    writer: bool = False  # whether the file makes a summary writer
+    unsure: str = ""  # why the file's summary ops are left (neither TF 1.x nor TF 2 for sure)
 
     def in_traced(self, line: int) -> bool:
         """Whether `line` is inside a `tf.function` body."""
@@ -126,17 +154,61 @@ class _FactsVisitor(cst.CSTVisitor):
         line = self._line(node)
         if symbol.startswith("summary."):
             self.summary_lines.append(line)
+        if symbol in SUMMARY_OPS and not self.facts.summary_op_line:
+            self.facts.summary_op_line = line
+        self.facts.writer = self.facts.writer or symbol in WRITERS
+        if symbol in GRAPH_BUILDERS or _TF1_OPTIMIZER.fullmatch(symbol):
+            self._set_tf1(f"line {line} builds a TF 1.x graph ({symbol})")
+            if not self.facts.graph:
+                self.facts.graph = f"line {line} builds a graph ({symbol}), run elsewhere"
         if symbol in TF1_ONLY:
             self._set_tf1(f"line {line} uses {symbol} (TF 1.x)")
         if symbol in GRAPH_RUNNERS and not self.facts.graph:
             self.facts.graph = f"line {line} runs a graph ({symbol})"
 
 
-def collect_facts(wrapper: MetadataWrapper) -> Facts:
-    """The facts of the module in `wrapper`."""
+Siblings = Callable[[], list[tuple[str, "Facts"]]]
+
+
+def collect_facts(wrapper: MetadataWrapper, siblings: Siblings | None = None) -> Facts:
+    """The facts of the module in `wrapper`. `siblings` (called only when needed: the name and
+    facts of the other modules in its directory) decide a file whose summary ops have no
+    writer and no TF 1.x evidence."""
     visitor = _FactsVisitor()
     wrapper.visit(visitor)
     facts = visitor.facts
     traced = [line for line in visitor.summary_lines if facts.in_traced(line)]
     facts.traced_summary_line = traced[0] if traced else 0
+    if facts.summary_op_line and not (facts.tf1 or facts.writer or facts.traced):
+        _decide_from_siblings(facts, siblings() if siblings else [])
     return facts
+
+
+def _decide_from_siblings(facts: Facts, siblings: list[tuple[str, Facts]]) -> None:
+    """TF 1.x (graph) when a sibling module is, TF 2 when one makes a TF 2 writer, else unsure."""
+    for name, sibling in siblings:
+        if sibling.tf1:
+            facts.tf1 = f"{name} beside it is TF 1.x ({sibling.tf1})"
+            if sibling.graph:
+                facts.graph = f"{name} beside it runs a graph ({sibling.graph})"
+            return
+    if not any(sibling.writer for _, sibling in siblings):
+        facts.unsure = UNSURE_REASON
+
+
+def sibling_facts(path: Path) -> list[tuple[str, Facts]]:
+    """The facts of the other Python modules in `path`'s directory that parse."""
+    return [(name, facts) for name, facts in _directory_facts(path.parent) if name != path.name]
+
+
+@lru_cache(maxsize=16)
+def _directory_facts(directory: Path) -> tuple[tuple[str, Facts], ...]:
+    """The facts of each Python module in `directory` (parsed once per run of the command)."""
+    found = []
+    for other in sorted(directory.glob("*.py")):
+        try:
+            module = cst.parse_module(other.read_text(encoding="utf-8"))
+        except (cst.ParserSyntaxError, UnicodeDecodeError):
+            continue
+        found.append((other.name, collect_facts(MetadataWrapper(module))))
+    return tuple(found)

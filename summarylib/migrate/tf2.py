@@ -44,6 +44,8 @@ def decide(qualified: str, facts: Facts, line: int) -> Decision | None:
     rest = next((qualified[len(p) :] for p in PREFIXES if qualified.startswith(p)), None)
     if rest is None or (facts.tf1 and qualified.startswith("tensorflow.summary.")):
         return None
+    if facts.unsure:
+        return Leave(facts.unsure)
     if rest in TRACE:
         return Leave(TRACE_REASON.format(name=rest))
     if facts.traced_summary_line:
