@@ -1,11 +1,17 @@
-"""The body of summarylib's Lightning `TensorBoardLogger`, built on the `Logger` base of
-whichever Lightning package the user has (`lightning` or `pytorch_lightning`: two
-packages with separate, equal class trees), so this module imports neither.
+"""The body of summarylib's Lightning `TensorBoardLogger`, a subclass of Lightning's own
+`TensorBoardLogger` in whichever Lightning package the user has (`lightning` or
+`pytorch_lightning`: two packages with separate, equal class trees), so this module imports
+neither. Being Lightning's class, the Trainer treats it as its own: `trainer.log_dir` is
+the run's directory, where checkpoints and `hparams.yaml` go. Lightning's directories,
+versions, `log_graph` checks and pickling are reused; the writer and what needs it are
+replaced, and nothing here needs tensorboard or tensorboardX installed (Lightning's own
+`__init__`, which refuses to run without one of them, is not called).
 
 Where it differs from Lightning's own logger, on purpose:
 
 - The experiment is a `summarylib.compat.torch.SummaryWriter`: one background thread per
-  run (also for `add_scalars`), events flushed at exit, on SIGTERM and before fork.
+  run (also for `add_scalars`), events flushed at exit, on SIGTERM and before fork. The
+  graph (`log_graph=True`) is traced by summarylib, so it is written without tensorboard.
 - Hyperparameters go into the run as a session-start record only, without the
   experiment record torch's `add_hparams` adds. That record lists the metrics of the
   HParams dashboard, and Lightning's lists only `hp_metric`, which is why users find
@@ -13,6 +19,9 @@ Where it differs from Lightning's own logger, on purpose:
   a metric column, `hp_metric` (Lightning's placeholder, still written) among them.
 - `finalize(status)` writes the session-end record with that status (TensorBoard shows
   a run that crashed as failed), where torch writes "success" at the start.
+- A failed flush, close or `hparams.yaml` write in `save`/`finalize` is a warning, not an
+  exception out of `trainer.fit`; versions are found, and `hparams.yaml` written, on
+  any storage summarylib writes to (local paths and fsspec URLs).
 """
 
 from __future__ import annotations
@@ -30,7 +39,6 @@ from summarylib.ops import hparams as hparams_encoding
 from summarylib.reading import storage
 from summarylib.writer.filesystems import join, subdirectories
 
-HPARAMS_FILE = "hparams.yaml"
 # Lightning's finalize statuses, as the HParams dashboard's session statuses.
 _END_STATUSES = {"success": "success", "finished": "success", "failed": "failure", "interrupted": "failure"}
 
@@ -67,16 +75,12 @@ def logger_class_for(pytorch: str, fabric: str, module: str) -> type:
     `pytorch` (`lightning.pytorch` or `pytorch_lightning`) and whose fabric side is
     `fabric`, named as importable from `module` (so it pickles)."""
     fabric_logger = importlib.import_module(f"{fabric}.utilities.logger")
-    loggers = importlib.import_module(f"{pytorch}.loggers.logger")
-    utilities = importlib.import_module(f"{pytorch}.utilities")
     lightning = SimpleNamespace(
-        Logger=loggers.Logger,
-        rank_zero_experiment=loggers.rank_zero_experiment,
-        rank_zero_only=utilities.rank_zero_only,
-        rank_zero_warn=utilities.rank_zero_warn,
+        TensorBoardLogger=importlib.import_module(f"{pytorch}.loggers").TensorBoardLogger,
+        rank_zero_experiment=importlib.import_module(f"{pytorch}.loggers.logger").rank_zero_experiment,
+        rank_zero_only=importlib.import_module(f"{pytorch}.utilities").rank_zero_only,
         convert_params=fabric_logger._convert_params,
         flatten_dict=fabric_logger._flatten_dict,
-        sanitize_params=fabric_logger._sanitize_params,
         save_hparams_to_yaml=importlib.import_module(f"{pytorch}.core.saving").save_hparams_to_yaml,
     )
     logger_class = _logger_class(lightning)
@@ -87,15 +91,12 @@ def logger_class_for(pytorch: str, fabric: str, module: str) -> type:
 def _logger_class(lightning: Any) -> type:
     rank_zero_only: Callable = lightning.rank_zero_only
 
-    class TensorBoardLogger(lightning.Logger):
+    class TensorBoardLogger(lightning.TensorBoardLogger):
         """Lightning's `TensorBoardLogger` on summarylib: same arguments, directories,
         tags, steps and `hparams.yaml`; `experiment` is a
         `summarylib.compat.torch.SummaryWriter`, so `self.logger.experiment.add_image(...)`
         in a LightningModule works unchanged. See summarylib.integrations.lightning_logger
         for what differs. Other ranks than zero write nothing and create no directories."""
-
-        LOGGER_JOIN_CHAR = "-"
-        NAME_HPARAMS_FILE = HPARAMS_FILE
 
         def __init__(
             self,
@@ -108,8 +109,8 @@ def _logger_class(lightning: Any) -> type:
             sub_dir: str | os.PathLike | None = None,
             **kwargs: Any,
         ) -> None:
-            super().__init__()
-            self._save_dir = os.fspath(save_dir)
+            # The attributes Lightning's __init__ sets, without its check for tensorboard.
+            self._root_dir = os.fspath(save_dir)
             self._name = name or ""
             self._version = version
             self._sub_dir = None if sub_dir is None else os.fspath(sub_dir)
@@ -121,41 +122,8 @@ def _logger_class(lightning: Any) -> type:
             self._session_started = False
             self.hparams: dict[str, Any] | Namespace = {}
 
-        @property
-        def name(self) -> str:
-            """The experiment's name: the directory above the versions."""
-            return self._name
-
-        @property
-        def version(self) -> int | str:
-            """The run's version: as given, else the next free `version_N`, chosen once."""
-            if self._version is None:
-                self._version = next_version(self.root_dir)
-            return self._version
-
-        @property
-        def save_dir(self) -> str:
-            """The directory all experiments are saved under."""
-            return self._save_dir
-
-        @property
-        def root_dir(self) -> str:
-            """`save_dir/name`: the directory of this experiment's versions."""
-            return join(self._save_dir, self.name)
-
-        @property
-        def sub_dir(self) -> str | None:
-            """A directory inside the version for this logger's files, if given."""
-            return self._sub_dir
-
-        @property
-        def log_dir(self) -> str:
-            """`root_dir/version_N[/sub_dir]`: the run TensorBoard shows."""
-            version = self.version if isinstance(self.version, str) else f"version_{self.version}"
-            log_dir = join(self.root_dir, version)
-            if isinstance(self._sub_dir, str):
-                log_dir = join(log_dir, self._sub_dir)
-            return os.path.expanduser(os.path.expandvars(log_dir))
+        def _get_next_version(self) -> int:
+            return next_version(self.root_dir)
 
         @property
         @lightning.rank_zero_experiment
@@ -198,40 +166,22 @@ def _logger_class(lightning: Any) -> type:
             if not metrics:
                 return
             self.log_metrics(metrics, step)
-            values = lightning.sanitize_params(lightning.flatten_dict(params))
+            values = self._sanitize_params(lightning.flatten_dict(params))
             summary = hparams_encoding.encode_session_start({key: _shown(v) for key, v in values.items()})
             self.experiment.add_summary(summary, step)
             self._session_started = True
-
-        @rank_zero_only
-        def log_graph(self, model: Any, input_array: Any = None) -> None:
-            """The model's graph (`log_graph=True`), traced through one forward pass of
-            `input_array` or `model.example_input_array`."""
-            if not self._log_graph:
-                return
-            input_array = getattr(model, "example_input_array", None) if input_array is None else input_array
-            if input_array is None:
-                lightning.rank_zero_warn(
-                    "Could not log computational graph to TensorBoard: The `model.example_input_array` "
-                    "attribute is not set or `input_array` was not given."
-                )
-                return
-            transfer = getattr(model, "_apply_batch_transfer_handler", None)
-            if callable(transfer) and callable(getattr(model, "_on_before_batch_transfer", None)):
-                input_array = transfer(model._on_before_batch_transfer(input_array))
-            self.experiment.add_graph(model, input_array)
 
         @rank_zero_only
         def save(self) -> None:
             """Flush, and write `hparams.yaml` in the run's directory once; a failed write
             is a warning (Lightning calls this, not the user; Lightning's logger raises)."""
             settle_quietly(self.experiment.flush, _NAME, "flushing the writer")
-            hparams_file = join(self.log_dir, HPARAMS_FILE)
+            hparams_file = join(self.log_dir, self.NAME_HPARAMS_FILE)
             if storage.kind(self.log_dir) == "directory" and storage.kind(hparams_file) is None:
                 settle_quietly(
                     lambda: lightning.save_hparams_to_yaml(hparams_file, self.hparams),
                     _NAME,
-                    f"writing {HPARAMS_FILE}",
+                    f"writing {self.NAME_HPARAMS_FILE}",
                 )
 
         @rank_zero_only
@@ -245,13 +195,5 @@ def _logger_class(lightning: Any) -> type:
                 settle_quietly(self._experiment.close, _NAME, "closing the writer")
             if status == "success":
                 self.save()
-
-        def after_save_checkpoint(self, checkpoint_callback: Any) -> None:
-            """Nothing to do: checkpoints are not logged."""
-
-        def __getstate__(self) -> dict[str, Any]:
-            state = self.__dict__.copy()
-            state["_experiment"] = None
-            return state
 
     return TensorBoardLogger
