@@ -8,12 +8,11 @@ import io
 import numpy as np
 import torch
 from PIL import Image, ImageSequence
-from tensorboard import context as tb_context
-from tensorboard.plugins.hparams import plugin_data_pb2 as tb_hparams_pb2
 from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
 from summarylib.compat.torch import SummaryWriter
-from tests.tensorboard_data import provider_for, read_blob_sequences, read_scalars
+from tests.hparams_data import hparams_records
+from tests.tensorboard_data import read_blob_sequences, read_scalars
 
 
 def gif_frames(blob: bytes) -> tuple[list[np.ndarray], list[int]]:
@@ -47,19 +46,6 @@ def test_add_video_writes_an_animated_gif_of_the_batch_on_a_grid(tmp_path):
             )
         assert not frame[:, 15:].any()  # the padding video is black
     assert [len(f) for f in [gif_frames(blobs["float_clip"][0][1][2])[0]]] == [2]
-
-
-def hparams_records(logdir: str) -> dict:
-    """{run: {tag: HParamsPluginData}} as TensorBoard's hparams plugin lists them."""
-    provider = provider_for(logdir)
-    listed = provider.list_tensors(tb_context.RequestContext(), experiment_id="", plugin_name="hparams")
-    return {
-        run: {
-            tag: tb_hparams_pb2.HParamsPluginData.FromString(series.plugin_content)
-            for tag, series in tags.items()
-        }
-        for run, tags in listed.items()
-    }
 
 
 def test_add_hparams_writes_the_same_session_into_the_writers_own_run(tmp_path):

@@ -12,7 +12,9 @@ on the caller's thread, in the one error shape of `summarylib.ops.errors`:
 - the run directories torch makes of `add_scalars`' `main_tag` and keys and of
   `add_hparams`' `run_name`: relative paths that stay inside the log dir, each component
   a name a file system holds (no `..`, no NUL, at most 255 bytes), so nothing is written
-  outside the log dir and TensorBoard can list the runs.
+  outside the log dir and TensorBoard can list the runs;
+- protobufs handed to `add_event`/`add_summary`/`file_writer`: any library's message of
+  that name, or its bytes, checked to parse.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import os
 from typing import Any
 
 import numpy as np
+from google.protobuf.message import DecodeError
 
 from summarylib.ops.errors import check_text as check_utf8
 from summarylib.ops.errors import op_error
@@ -113,3 +116,25 @@ def check_run_name(op: str, tag: Any, argument: str, name: str) -> str:
                 f"of {len(component.encode('utf-8'))} bytes",
             )
     return name
+
+
+def serialized_proto(op: str, argument: str, message: Any, kind: type | None) -> bytes:
+    """A protobuf message (summarylib's, TensorBoard's, TensorFlow's or torch's) or its
+    bytes, serialized and checked to parse as `kind` (any bytes when `kind` is None: a
+    message summarylib has no schema of, such as a graph's RunMetadata)."""
+    name = kind.__name__ if kind is not None else "protobuf"
+    serialize = getattr(message, "SerializeToString", None)
+    data = serialize() if callable(serialize) else message
+    if not isinstance(data, bytes):
+        raise TypeError(
+            f"summarylib.{op}: argument {argument!r}: expected a {name} protobuf or its bytes, "
+            f"got {type(message).__name__}"
+        )
+    if kind is not None:
+        try:
+            kind.FromString(data)
+        except DecodeError as error:
+            raise ValueError(
+                f"summarylib.{op}: argument {argument!r}: not a serialized {name} ({error})"
+            ) from None
+    return data

@@ -17,9 +17,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from google.protobuf.message import DecodeError
-
-from summarylib.compat.torch.checks import check_tag, check_wall_time
+from summarylib.compat.legacy_histogram import BUCKET_LIMITS
+from summarylib.compat.torch.checks import check_tag, check_wall_time, serialized_proto
+from summarylib.compat.torch.file_writer import FileWriter
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.summary_ops import queue_summary
 from summarylib.writer.context import coerce_step
@@ -37,25 +37,6 @@ def default_log_dir(comment: str = "") -> str:
     """torch's default: `runs/<Mon DD_HH-MM-SS>_<hostname><comment>`."""
     current_time = datetime.now().strftime("%b%d_%H-%M-%S")
     return os.path.join("runs", f"{current_time}_{socket.gethostname()}{comment}")
-
-
-def _serialized(op: str, argument: str, message: Any, kind: type) -> bytes:
-    """A protobuf message of `kind`'s name (summarylib's, TensorBoard's, TensorFlow's or
-    torch's) or its bytes, serialized and checked to parse."""
-    serialize = getattr(message, "SerializeToString", None)
-    data = serialize() if callable(serialize) else message
-    if not isinstance(data, bytes):
-        raise TypeError(
-            f"summarylib.{op}: argument {argument!r}: expected a {kind.__name__} protobuf or its bytes, "
-            f"got {type(message).__name__}"
-        )
-    try:
-        kind.FromString(data)
-    except DecodeError as error:
-        raise ValueError(
-            f"summarylib.{op}: argument {argument!r}: not a serialized {kind.__name__} ({error})"
-        ) from None
-    return data
 
 
 class _ReopenOnWrite:
@@ -108,6 +89,11 @@ class WriterCore:
         self.max_queue = max_queue
         self.flush_secs = flush_secs
         self.filename_suffix = filename_suffix
+        # torch's public attributes: the run's FileWriter and {log_dir: it}, None while
+        # closed; the limits of add_histogram's bins="tensorflow" (TF 1.x's buckets).
+        self.file_writer: FileWriter | None = None
+        self.all_writers: dict[str, FileWriter] | None = None
+        self.default_bins: list[float] = BUCKET_LIMITS[1:-1].tolist()
         self._writer: _Writer | _ReopenOnWrite = _ReopenOnWrite(self)
         self._series: SeriesFiles | None = None
         self._own_run_has_hparams = False  # add_hparams: a run holds one session
@@ -116,6 +102,8 @@ class WriterCore:
 
     def _open(self) -> _Writer | NoopSummaryWriter:
         """Open the run's summarylib writer (and write the purge marker, once)."""
+        self.file_writer = FileWriter(self)
+        self.all_writers = {self.log_dir: self.file_writer}
         if not self._writes:
             self._writer = NoopSummaryWriter()
             return self._writer
@@ -143,6 +131,12 @@ class WriterCore:
     def get_logdir(self) -> str:
         """The directory of the run's event file."""
         return self.log_dir
+
+    def _get_file_writer(self) -> FileWriter:
+        """The run's FileWriter, the run opened again first if closed (as torch's)."""
+        if self.file_writer is None:
+            self._open()
+        return self.file_writer  # type: ignore[return-value]  # set by _open
 
     @staticmethod
     def _step(op: str, tag: str, global_step: Any) -> int:
@@ -185,7 +179,7 @@ class WriterCore:
     def add_event(self, event: Any, step: int | None = None, walltime: float | None = None) -> None:
         """Write an `Event` protobuf (summarylib's, TensorBoard's or torch's) as it is, with
         `walltime` (default now) and, if given, `step`."""
-        parsed = event_pb2.Event.FromString(_serialized("add_event", "event", event, event_pb2.Event))
+        parsed = event_pb2.Event.FromString(serialized_proto("add_event", "event", event, event_pb2.Event))
         parsed.wall_time = self._wall_time("add_event", "<event>", walltime)
         if step is not None:
             parsed.step = self._step("add_event", "<event>", step)
@@ -195,7 +189,7 @@ class WriterCore:
         self, summary: Any, global_step: int | None = None, walltime: float | None = None
     ) -> None:
         """Write a `Summary` protobuf (or its bytes) as one event."""
-        data = _serialized("add_summary", "summary", summary, summary_pb2.Summary)
+        data = serialized_proto("add_summary", "summary", summary, summary_pb2.Summary)
         step = self._step("add_summary", "<summary>", global_step)
         wall_time = self._wall_time("add_summary", "<summary>", walltime)
         self._writer.submit(event_of_summary, (bytes, data), wall_time, step)
@@ -211,6 +205,7 @@ class WriterCore:
         new event file in the same run, as torch does."""
         writer, series = self._writer, self._series
         self._writer, self._series = _ReopenOnWrite(self), None
+        self.file_writer = self.all_writers = None
         try:
             try:
                 writer.flush()  # the series' events are written on the writer's thread
