@@ -1,0 +1,312 @@
+"""tensorboardX 2.6's `SummaryWriter` on summarylib: torch's writer
+(`summarylib.compat.torch.SummaryWriter`) with tensorboardX's API where it differs.
+
+What differs from the torch-shaped writer, as tensorboardX has it:
+- The constructor: `logdir` first, `write_to_disk=False` (a dry run: every method checks
+  its arguments and returns, nothing is written or created), `log_dir=` as an alias,
+  `comet_config=` (accepted; anything but Comet disabled gives one warning: summarylib
+  sends nothing to Comet), the `logdir` attribute.
+- `add_hparams(hparam_dict, metric_dict, name=None, global_step=None)`: the session goes
+  to the run `<logdir>/<name>`, or `<logdir>/<time.time()>` without a name, as
+  tensorboardX writes it (never this writer's own run).
+- `add_scalar(..., display_name="", summary_description="")`: written into the value's
+  metadata, which TensorBoard shows as the chart's title and description.
+- `add_images` takes a list of CHW (or, with `dataformats="HWC"`, HWC) images;
+  `add_video(..., dataformats="NTCHW")` any permutation of NTCHW;
+  `add_image_with_boxes(tag, img, boxes, global_step, walltime, dataformats, labels,
+  rescale=1)` in tensorboardX's order.
+- `use_metadata(global_step=, walltime=)`: the step and wall time of the enclosed calls
+  that give none.
+- `export_scalars_to_json(path)`: see `summarylib.compat.tensorboardx_export`.
+
+Left out: `add_onnx_graph` and `add_openvino_graph` (they need onnx or openvino to parse
+a model file into a graph) raise NotImplementedError naming themselves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from summarylib.compat.tensorboardx_export import export_scalars
+from summarylib.compat.torch.checks import check_run_name, check_text
+from summarylib.compat.torch.scalars import ScalarMethods, scalar_float
+from summarylib.compat.torch.writer import SummaryWriter as TorchSummaryWriter
+from summarylib.ops.convert import as_real_array
+from summarylib.ops.errors import op_error
+from summarylib.proto import summary_pb2
+from summarylib.writer.summary_writer import NoopSummaryWriter
+
+_COMET_DISABLED = {"disabled": True}
+_VIDEO_AXES = "NTCHW"
+_torch_add_scalar = ScalarMethods.add_scalar
+
+
+class SummaryWriter(TorchSummaryWriter):
+    """tensorboardX's `SummaryWriter`: change `from tensorboardX import SummaryWriter` to
+    `from summarylib.compat.tensorboardX import SummaryWriter`. torch's writer where the two
+    agree; tensorboardX's signatures and behaviour where they differ (see the module
+    docstring)."""
+
+    def __init__(
+        self,
+        logdir: str | os.PathLike | None = None,
+        comment: str | None = "",
+        purge_step: int | None = None,
+        max_queue: int | None = 10,
+        flush_secs: int | None = 120,
+        filename_suffix: str | None = "",
+        write_to_disk: bool | None = True,
+        log_dir: str | os.PathLike | None = None,
+        comet_config: dict | None = _COMET_DISABLED,
+        **kwargs: Any,
+    ) -> None:
+        ranks = kwargs.pop("ranks", None)  # summarylib's: which ranks of a job write
+        if kwargs:
+            raise TypeError(
+                f"summarylib.SummaryWriter: unexpected keyword argument(s) {sorted(kwargs)!r} "
+                "(tensorboardX passes them to its FileWriter, which takes none)"
+            )
+        if comet_config != _COMET_DISABLED:
+            warnings.warn(
+                "summarylib.SummaryWriter: argument 'comet_config': ignored (nothing is sent to Comet)",
+                UserWarning,
+                stacklevel=2,
+            )
+        self._write_to_disk = bool(write_to_disk)
+        self._metadata: dict[str, Any] | None = None  # use_metadata's defaults
+        self._exported: dict[str, int] = {}  # add_scalars series: values exported so far
+        super().__init__(
+            logdir if logdir is not None else log_dir,
+            comment or "",
+            purge_step,
+            max_queue,
+            flush_secs,
+            filename_suffix or "",
+            ranks=ranks,
+        )
+
+    @property
+    def logdir(self) -> str:
+        """The run's directory (tensorboardX's name for `log_dir`)."""
+        return self.log_dir
+
+    def _open(self) -> Any:
+        """The run's writer; one that writes nothing when `write_to_disk=False`."""
+        if not self._write_to_disk:
+            self._writer = NoopSummaryWriter()
+            return self._writer
+        return super()._open()
+
+    def add_hparams(  # type: ignore[override]
+        self,
+        hparam_dict: dict[str, Any],
+        metric_dict: dict[str, Any],
+        name: str | None = None,
+        global_step: int | None = None,
+    ) -> None:
+        """Write one HParams session into the run `<logdir>/<name>` (default: the time,
+        `str(time.time())`), as tensorboardX does."""
+        run_name = name if name is not None and name != "" else str(time.time())
+        super().add_hparams(hparam_dict, metric_dict, None, run_name=run_name, global_step=global_step)
+
+    def add_scalar(  # type: ignore[override]
+        self,
+        tag: str,
+        scalar_value: Any,
+        global_step: int | None = None,
+        walltime: float | None = None,
+        display_name: str | None = "",
+        summary_description: str | None = "",
+    ) -> None:
+        """Write one scalar (torch's `simple_value` event); a `display_name` or
+        `summary_description` goes into the value's metadata, as tensorboardX writes it."""
+        if (  # the common path: torch's event, with one call more
+            display_name == ""
+            and type(display_name) is str
+            and summary_description == ""
+            and type(summary_description) is str
+            and self._metadata is None
+        ):
+            return _torch_add_scalar(self, tag, scalar_value, global_step, walltime)
+        tag = self._tag("add_scalar", tag)
+        value = scalar_float("add_scalar", tag, scalar_value)
+        display_name = check_text("add_scalar", tag, "display_name", display_name)
+        summary_description = check_text("add_scalar", tag, "summary_description", summary_description)
+        summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, simple_value=value)])
+        if display_name or summary_description:
+            metadata = summary.value[0].metadata
+            metadata.display_name, metadata.summary_description = display_name, summary_description
+        self.add_summary(summary, global_step, walltime)
+
+    def add_scalars(
+        self,
+        main_tag: str,
+        tag_scalar_dict: dict[str, Any],
+        global_step: int | None = None,
+        walltime: float | None = None,
+    ) -> None:
+        """torch's `add_scalars` (each series a run beside this one), remembering the
+        series' runs for `export_scalars_to_json`."""
+        super().add_scalars(main_tag, tag_scalar_dict, global_step, walltime)
+        if self._write_to_disk:
+            prefix = f"{main_tag.replace('/', '_')}_"
+            for name in tag_scalar_dict:
+                run = check_run_name("add_scalars", main_tag, "tag_scalar_dict", prefix + str(name))
+                self._exported.setdefault(f"{self.log_dir}/{run}", 0)
+
+    def export_scalars_to_json(self, path: str) -> None:
+        """Write the `add_scalars` values logged since the last export to `path`, as
+        tensorboardX does: `{series run directory: [[walltime, step, value], ...]}`. The
+        values are read back from the series' event files, not kept in memory."""
+        self.flush()
+        export_scalars(path, self._exported)
+
+    def add_images(
+        self,
+        tag: str,
+        img_tensor: Any,
+        global_step: int | None = None,
+        walltime: float | None = None,
+        dataformats: str | None = "NCHW",
+    ) -> None:
+        """Write a batch of images as one grid image: an `[N, C, H, W]` array (any
+        `dataformats`), or a list of `[C, H, W]` images (`dataformats` "CHW" or "HWC"; the
+        default "NCHW" takes the list as its N axis, where tensorboardX writes nothing)."""
+        if isinstance(img_tensor, list):
+            tag = self._tag("add_images", tag)
+            layout = dataformats.upper().removeprefix("N") if isinstance(dataformats, str) else None
+            if layout not in ("CHW", "HWC"):
+                raise op_error(
+                    ValueError,
+                    "add_images",
+                    tag,
+                    "dataformats",
+                    f"expected 'CHW' or 'HWC' ('NCHW', 'NHWC') for a list of images, got {dataformats!r:.40}",
+                )
+            images = [as_real_array("add_images", tag, "img_tensor", image) for image in img_tensor]
+            if not images or len({image.shape for image in images}) != 1:
+                raise op_error(
+                    ValueError,
+                    "add_images",
+                    tag,
+                    "img_tensor",
+                    f"expected a non-empty list of images of one shape, got shapes "
+                    f"{[list(image.shape) for image in images][:8]}",
+                )
+            img_tensor, dataformats = np.stack(images), "N" + layout
+        super().add_images(tag, img_tensor, global_step, walltime, dataformats)
+
+    def add_video(  # type: ignore[override]
+        self,
+        tag: str,
+        vid_tensor: Any,
+        global_step: int | None = None,
+        fps: float | None = 4,
+        walltime: float | None = None,
+        dataformats: str | None = "NTCHW",
+    ) -> None:
+        """Write a batch of videos as one animated GIF; `dataformats` any order of the axes
+        N, T, C, H, W (tensorboardX's)."""
+        tag = self._tag("add_video", tag)
+        if dataformats != _VIDEO_AXES:
+            if not isinstance(dataformats, str) or sorted(dataformats.upper()) != sorted(_VIDEO_AXES):
+                raise op_error(
+                    ValueError,
+                    "add_video",
+                    tag,
+                    "dataformats",
+                    f"expected an order of the 5 axes N, T, C, H, W such as 'NTHWC', got {dataformats!r:.40}",
+                )
+            videos = as_real_array("add_video", tag, "vid_tensor", vid_tensor)
+            if videos.ndim != 5:
+                raise op_error(
+                    ValueError,
+                    "add_video",
+                    tag,
+                    "vid_tensor",
+                    f"expected 5 axes ({dataformats}), got shape {list(videos.shape)}",
+                )
+            vid_tensor = videos.transpose([dataformats.upper().index(axis) for axis in _VIDEO_AXES])
+        super().add_video(tag, vid_tensor, global_step, fps, walltime)
+
+    def add_image_with_boxes(  # type: ignore[override]
+        self,
+        tag: str,
+        img_tensor: Any,
+        box_tensor: Any,
+        global_step: int | None = None,
+        walltime: float | None = None,
+        dataformats: str | None = "CHW",
+        labels: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """torch's `add_image_with_boxes` in tensorboardX's order: `dataformats` sixth,
+        `rescale` by keyword (tensorboardX's `**kwargs`, which it passes on as `rescale`)."""
+        rescale = kwargs.pop("rescale", 1)
+        if kwargs:
+            raise TypeError(
+                f"summarylib.add_image_with_boxes: unexpected keyword argument(s) {sorted(kwargs)!r}"
+            )
+        super().add_image_with_boxes(
+            tag, img_tensor, box_tensor, global_step, walltime, rescale, dataformats, labels
+        )
+
+    @contextlib.contextmanager
+    def use_metadata(self, *, global_step: int | None = None, walltime: float | None = None) -> Iterator[Any]:
+        """Inside the block, calls that give no `global_step` (or `walltime`) get these."""
+        if self._metadata is not None:
+            raise op_error(
+                ValueError,
+                "use_metadata",
+                None,
+                "global_step",
+                "expected no enclosing use_metadata block, got one",
+            )
+        if global_step is None and walltime is None:
+            raise op_error(
+                ValueError,
+                "use_metadata",
+                None,
+                "global_step",
+                "expected global_step or walltime, got neither",
+            )
+        step = None if global_step is None else self._step("use_metadata", "<metadata>", global_step)
+        wall_time = None if walltime is None else self._wall_time("use_metadata", "<metadata>", walltime)
+        self._metadata = {"global_step": step, "walltime": wall_time}
+        # The defaults shadow the class's helpers on this instance only while the block
+        # runs, so calls outside it pay nothing.
+        class_step, class_wall_time, class_queue = type(self)._step, self._wall_time, self._queue
+        self._step = lambda op, tag, given: class_step(op, tag, step if given is None else given)  # type: ignore[method-assign]
+        self._wall_time = lambda op, tag, given: class_wall_time(
+            op, tag, wall_time if given is None else given
+        )  # type: ignore[method-assign]
+        self._queue = lambda op, tag, given_step, make, args, given_time: class_queue(  # type: ignore[method-assign]
+            op, tag, given_step, make, args, wall_time if given_time is None else given_time
+        )
+        try:
+            yield self
+        finally:
+            del self._step, self._wall_time, self._queue
+            self._metadata = None
+
+    def add_onnx_graph(self, onnx_model_file: Any) -> None:  # type: ignore[override]
+        """tensorboardX's ONNX graph import: not supported."""
+        raise NotImplementedError(
+            "summarylib.compat.tensorboardX.SummaryWriter.add_onnx_graph is not supported: it needs onnx "
+            "to parse the model file; log the PyTorch model with add_graph(model, input_to_model) instead."
+        )
+
+    def add_openvino_graph(self, xmlname: Any) -> None:
+        """tensorboardX's OpenVINO graph import: not supported."""
+        raise NotImplementedError(
+            "summarylib.compat.tensorboardX.SummaryWriter.add_openvino_graph is not supported: it needs "
+            "openvino to parse the model file; log the PyTorch model with add_graph(model, input_to_model) "
+            "instead."
+        )
