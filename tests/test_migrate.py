@@ -89,7 +89,7 @@ def test_tf1_eager_kept_v2_lists_each_call_with_its_reason() -> None:
     result = migrate_file(PROGRAMS / "tf1_eager_kept.py", "v2")
     assert result.source == migrate_file(PROGRAMS / "tf1_eager_kept.py", "compat").source
     reasons = {left.where.rpartition(":")[2]: left.reason for left in result.report.left}
-    assert set(reasons) == {"10", "12", "13"}
+    assert set(reasons) == {"9", "10", "12", "13"}  # the FileWriter too: kept on compat.v1
     assert "outside the loop" in reasons["10"] and "family=" in reasons["12"]
     assert "not a simple name" in reasons["13"]
     assert any("not mechanical here (line 10" in style for style in result.report.styles)
@@ -231,7 +231,9 @@ def test_missing_libcst_names_the_extra() -> None:
     assert "summarylib[migrate]" in out
 
 
-TF1_PROJECT = PROGRAMS / "tf1_project"
+# Multi-file projects, where what a module is depends on the modules beside it.
+PROJECTS = CORPUS / "projects"
+TF1_PROJECT = PROJECTS / "tf1_project"
 
 
 @pytest.mark.parametrize("name", ["model.py", "layers.py"])
@@ -252,9 +254,32 @@ def test_tf1_project_moves_only_the_writer(tmp_path: Path, capsys) -> None:
 
 
 def test_summary_ops_with_no_writer_and_no_evidence_are_left_and_listed(capsys) -> None:
-    path = PROGRAMS / "unsure_project" / "metrics.py"
+    path = PROJECTS / "unsure_project" / "metrics.py"
     result = migrate_file(path, "compat")
     assert result.source == path.read_text()
     assert [left.where.rpartition(":")[2] for left in result.report.left] == ["7"]
     assert "TF 1.x or TF 2" in result.report.left[0].reason
     assert main([str(path)]) == 1
+
+
+def test_a_method_of_a_moved_call_is_not_listed_as_left() -> None:
+    source = (
+        "import tensorflow as tf\n"
+        "with tf.summary.create_file_writer(d).as_default():\n"
+        "    tf.summary.scalar('a', 1.0, step=1)\n"
+    )
+    result = migrate_source(source, "t.py")
+    assert "with summarylib.create_file_writer(d).as_default():" in result.source
+    assert result.report.left == []
+
+
+@pytest.mark.parametrize(
+    ("name", "lines"), [("tf1_graph.py", {"16", "20"}), ("tf1_eager_kept.py", {"9", "10", "12", "13"})]
+)
+def test_v2_lists_every_call_kept_on_compat_v1_and_exits_1(name: str, lines: set, capsys) -> None:
+    result = migrate_file(PROGRAMS / name, "v2")
+    kept = {c.where.rpartition(":")[2] for c in result.report.changes if "compat.v1" in c.after}
+    listed = {left.where.rpartition(":")[2] for left in result.report.left if "compat.v1" in left.code}
+    assert kept == listed == lines
+    assert all("--to v2: kept on summarylib.compat.v1" in left.reason for left in result.report.left)
+    assert main(["--to", "v2", str(PROGRAMS / name)]) == 1

@@ -76,6 +76,14 @@ def import_qualified_name(names: set) -> str | None:
     return found[0] if found else None
 
 
+def is_dotted(node: cst.CSTNode) -> bool:
+    """Whether `node` is a plain dotted name (`tf.summary.scalar`), not an attribute of a call's
+    result (`create_file_writer(d).as_default`, which libcst also names through the call)."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
 def _tf_symbol(qualified: str) -> str | None:
     """`summary.FileWriter` for `tensorflow.summary.FileWriter` and its compat.v1 spelling."""
     for prefix in ("tensorflow.compat.v1.", "tensorflow."):
@@ -144,7 +152,7 @@ class _FactsVisitor(cst.CSTVisitor):
 
     def _reference(self, node: cst.CSTNode) -> None:
         name = import_qualified_name(self.get_metadata(QualifiedNameProvider, node, set()))
-        if name is None:
+        if name is None or not is_dotted(node):
             return
         if name.startswith("tensorflow.contrib.summary"):
             self.facts.uses_contrib = True

@@ -12,7 +12,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameP
 
 from summarylib.migrate import tf1_v2
 from summarylib.migrate.decisions import Leave, Move, RewriteCall
-from summarylib.migrate.facts import import_qualified_name
+from summarylib.migrate.facts import import_qualified_name, is_dotted
 from summarylib.migrate.report import Change, FileReport, Left
 from summarylib.migrate.rules import Rules
 
@@ -38,6 +38,8 @@ class Migrator(ContextAwareTransformer):
         return self.get_metadata(PositionProvider, node).start.line
 
     def _qualified(self, node: cst.CSTNode) -> str | None:
+        if not is_dotted(node):
+            return None
         return import_qualified_name(self.get_metadata(QualifiedNameProvider, node, set()))
 
     def _is_inner(self, node: cst.CSTNode) -> bool:
