@@ -19,6 +19,14 @@ V2_KEPT_STYLE = (
     "{reason}), so ops, merge_all and FileWriter move to summarylib.compat.v1"
 )
 
+V2_GRAPH_KEPT = (
+    "--to v2: kept on summarylib.compat.v1: TF 1.x graph code, whose Session.run returns serialized "
+    "Summaries and tf.Summary protos, which summarylib's v2 API does not take"
+)
+V2_PROTO_KEPT = (
+    "--to v2: kept on summarylib.compat.v1: summarylib's v2 API has no TF 1.x protos or FileWriter"
+)
+
 
 class Rules:
     """The decisions for one file, given its facts and the target (`compat` or `v2`)."""
@@ -69,7 +77,13 @@ class Rules:
             self.styles.add(V2_KEPT_STYLE.format(line=first, reason=reason))
             return tf1.decide(qualified, self.facts, self.loops.kept(line))
         self.styles.add(V2_LOOPS_STYLE if self._moves_loops() and self.loops.calls else tf1.style(self.facts))
-        return tf1.decide(qualified, self.facts)
+        return tf1.decide(qualified, self.facts, self._v2_kept())
+
+    def _v2_kept(self) -> str:
+        """Why `--to v2` keeps a TF 1.x name on summarylib.compat.v1 ("" with `--to compat`)."""
+        if self.to != "v2":
+            return ""
+        return V2_GRAPH_KEPT if self.facts.graph else V2_PROTO_KEPT
 
     def _contrib_target(self) -> str:
         if self.to == "v2":

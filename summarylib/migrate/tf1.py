@@ -52,12 +52,12 @@ def decide_applies(qualified: str, facts: Facts) -> bool:
 
 def decide(qualified: str, facts: Facts, left: str = "") -> Decision | None:
     """The decision for a TF 1.x summary name, or None when `qualified` is not one (or stays
-    a TensorFlow op by design). `left`: why an op kept on compat is listed (`--to v2`)."""
+    a TensorFlow op by design). `left`: why a name kept on compat is listed (`--to v2`)."""
     name = symbol(qualified, facts)
     if name is None:
         return None
     if name.split(".")[0] in WRITING | PROTOS:  # also nested names: FileWriterCache.get, Summary.Value
-        return Move(f"summarylib.compat.v1.{name}", within="summarylib.compat.v1")
+        return Move(f"summarylib.compat.v1.{name}", left=left, within="summarylib.compat.v1")
     if name in OPS:
         if facts.graph:
             return None
