@@ -8,6 +8,7 @@ import io
 import numpy as np
 import torch
 from PIL import Image, ImageSequence
+from tensorboard.plugins.hparams import api_pb2 as tb_hparams_pb2
 from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
 from summarylib.compat.torch import SummaryWriter
@@ -121,3 +122,34 @@ def test_add_image_with_boxes_and_add_video_snapshot_their_input(tmp_path):
     assert boxed.max() == 50
     frames = Image.open(io.BytesIO(blobs["video"][0][1][2]))
     assert all(np.asarray(frame.convert("L")).max() == 50 for frame in ImageSequence.Iterator(frames))
+
+
+def test_add_hparams_types_each_hparam_as_torch_does(tmp_path):
+    """The HParams dashboard offers its filters by an hparam's type: numbers (float, int,
+    tensor) are DATA_TYPE_FLOAT64 and strings DATA_TYPE_STRING, as torch writes them, with
+    a discrete domain or without. Bools differ on purpose: torch writes them as the numbers
+    0 and 1 (FLOAT64), ours as booleans, so they are DATA_TYPE_BOOL."""
+    hparams = {
+        "lr": 0.01,
+        "dropout": 0.5,
+        "layers": 3,
+        "optimizer": "adam",
+        "scale": torch.tensor([0.25]),
+        "batch": torch.tensor([32]),
+        "width": 64,
+        "momentum": np.float64(0.9),
+    }
+    domains = {"optimizer": ["adam", "sgd"], "width": [32, 64]}
+    infos = {}
+    for name, writer_class in (("torch", TorchWriter), ("ours", SummaryWriter)):
+        with writer_class(str(tmp_path / name)) as writer:
+            writer.add_hparams(hparams, {"m": 1.0}, hparam_domain_discrete=domains, run_name="trial")
+            writer.add_hparams({"amp": True}, {"m": 1.0}, run_name="flags")
+        records = hparams_records(str(tmp_path / name))
+        infos[name] = {
+            run: list(records[run]["_hparams_/experiment"].experiment.hparam_infos)
+            for run in ("trial", "flags")
+        }
+    assert infos["ours"]["trial"] == infos["torch"]["trial"]
+    ((flag,),) = [infos["ours"]["flags"]]
+    assert (flag.name, tb_hparams_pb2.DataType.Name(flag.type)) == ("amp", "DATA_TYPE_BOOL")

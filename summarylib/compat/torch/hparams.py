@@ -18,9 +18,12 @@ trials, goes where torch puts every call: a new run named by the time.
 `..` component, no NUL or lone surrogate, components of at most 255 bytes): anything
 else is a ValueError at the call (torch writes wherever it points).
 
-Also unlike torch: bool values are written as booleans (torch writes them as the numbers
-0 and 1) and other values than bool, int, float, str, None, or one-element arrays or
-tensors are a TypeError naming the key.
+Each hparam is typed as torch types it, so the dashboard offers the same filters: numbers
+(int, float, one-element tensors) DATA_TYPE_FLOAT64, strings DATA_TYPE_STRING, with a
+discrete domain or without. Unlike torch: bool values are written as booleans, typed
+DATA_TYPE_BOOL (torch writes them as the numbers 0 and 1, FLOAT64), and other values
+than bool, int, float, str, None, or one-element arrays or tensors are a TypeError
+naming the key.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from summarylib.compat.torch.scalars import scalar_float
 from summarylib.ops import hparams as encoding
 from summarylib.ops.convert import as_array
 from summarylib.ops.errors import op_error
-from summarylib.ops.hparams_domains import Discrete, HParam, Metric
+from summarylib.ops.hparams_domains import DATA_TYPES, Discrete, HParam, Metric
+from summarylib.proto import hparams_pb2
 from summarylib.writer.event_codec import event_of_summary
 from summarylib.writer.series_files import series_event
 
@@ -83,6 +87,24 @@ def _domains(hparam_dict: dict, hparam_domain_discrete: Any) -> dict[str, Discre
     return domains
 
 
+class _TypedHParam(HParam):
+    """An hparam typed by its value when it has no domain to type it, as torch types it
+    (`lr=0.1` is DATA_TYPE_FLOAT64, not DATA_TYPE_UNSET), so the HParams dashboard offers
+    a number's filters for it."""
+
+    def __init__(self, name: str, domain: Discrete | None, value: Any) -> None:
+        super().__init__(name, domain)
+        # The nearest Python type of the value's (a numpy float64 is a float).
+        kinds = (DATA_TYPES[kind] for kind in type(value).__mro__ if kind in DATA_TYPES)
+        self._data_type = next(kinds, hparams_pb2.DATA_TYPE_UNSET)
+
+    def as_proto(self) -> hparams_pb2.HParamInfo:
+        info = super().as_proto()
+        if info.type == hparams_pb2.DATA_TYPE_UNSET:
+            info.type = self._data_type
+        return info
+
+
 class HParamsMethods(WriterCore):
     """torch's `add_hparams` (see the module docstring)."""
 
@@ -113,7 +135,7 @@ class HParamsMethods(WriterCore):
             if value is not None
         }
         domains = _domains(hparam_dict, hparam_domain_discrete)
-        hparams = [HParam(name, domains.get(name)) for name in values]
+        hparams = [_TypedHParam(name, domains.get(name), value) for name, value in values.items()]
         records = [
             (
                 encoding.EXPERIMENT_TAG,
