@@ -339,8 +339,42 @@ def test_hostile_arguments_are_errors_in_the_one_shape_at_the_call(tmp_path, opt
     assert str(error.value).startswith(f"summarylib.integrations.keras.TensorBoard: argument '{argument}': ")
 
 
-def test_an_unreadable_embeddings_metadata_file_is_a_warning_not_the_end_of_fit(logdir, caplog):
+def projector_entries(logdir: str) -> list:
+    """The embeddings of the train run's projector config."""
+    with open(os.path.join(logdir, "train", "projector_config.pbtxt")) as file:
+        return list(text_format.Parse(file.read(), ProjectorConfig()).embeddings)
+
+
+def test_a_missing_embeddings_metadata_file_is_one_warning_not_the_end_of_fit(logdir, caplog):
     callback = TensorBoard(logdir, embeddings_freq=1, embeddings_metadata="missing.tsv")
-    history = make_model().fit(*make_data(16, seed=1), epochs=1, callbacks=[callback], verbose=0)
-    assert len(history.history["loss"]) == 1
-    assert any("missing.tsv" in r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    history = make_model().fit(*make_data(16, seed=1), epochs=3, callbacks=[callback], verbose=0)
+    assert len(history.history["loss"]) == 3  # FileNotFoundError after the first epoch, once
+    entries = projector_entries(logdir)
+    assert [e.tensor_name for e in entries] == [f"embedding:0000{epoch}" for epoch in range(3)]
+    assert [e.metadata_path for e in entries] == ["", "", ""]
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len([m for m in warned if "missing.tsv" in m]) == 1, warned  # once, not every epoch
+
+
+class WritesLabelsAfterTheFirstEpoch(keras.callbacks.Callback):
+    """Writes the metadata file the TensorBoard callback names, after epoch 0."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == 0:
+            with open(self.path, "w") as file:
+                file.writelines(f"word{index}\n" for index in range(10))
+
+
+def test_a_metadata_file_that_appears_during_fit_labels_the_next_embeddings(logdir):
+    os.makedirs(logdir)
+    callback = TensorBoard(logdir, embeddings_freq=1, embeddings_metadata={"embedding": "later.tsv"})
+    writes = WritesLabelsAfterTheFirstEpoch(os.path.join(logdir, "later.tsv"))
+    make_model().fit(*make_data(16, seed=1), epochs=2, callbacks=[callback, writes], verbose=0)
+    first, second = projector_entries(logdir)
+    assert first.metadata_path == ""
+    with open(os.path.join(logdir, "train", second.metadata_path)) as file:
+        assert file.read().split() == [f"word{index}" for index in range(10)]

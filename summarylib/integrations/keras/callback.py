@@ -10,7 +10,6 @@ module of summarylib that imports Keras.
 from __future__ import annotations
 
 import contextlib
-import logging
 import math
 import os
 import time
@@ -27,13 +26,12 @@ from summarylib.integrations.implicit import settle_quietly
 from summarylib.integrations.keras import arguments
 from summarylib.integrations.keras.arguments import API, NAME
 from summarylib.integrations.keras.model_graph import model_graph
-from summarylib.integrations.keras.projector import check_layer_names, metadata_for, read_metadata
+from summarylib.integrations.keras.projector import check_layer_names, labels_for, metadata_for
 from summarylib.integrations.keras.weights import weight_image, weight_tag
 from summarylib.writer.context import default_step, record_condition
 from summarylib.writer.summary_writer import SummaryWriter
 
 _RUNS = {"train": "train", "val": "validation"}
-log = logging.getLogger("summarylib")
 
 
 class TensorBoard(keras.callbacks.Callback):
@@ -115,6 +113,7 @@ class TensorBoard(keras.callbacks.Callback):
         self._batch_start_time = 0.0
         self._epoch_start_time = 0.0
         self._epoch_start_iterations = 0
+        self._unreadable_metadata: set[str] = set()  # metadata files warned about
 
     # Writers: one a run, made when first written to, as Keras makes them.
 
@@ -283,18 +282,7 @@ class TensorBoard(keras.callbacks.Callback):
         with self._writing("train"):
             for layer in _embedding_layers(self.model):
                 path = metadata_for(layer.name, self.embeddings_metadata)
-                labels, header = None, None
-                try:
-                    if path is not None:
-                        labels, header = read_metadata(path, self.log_dir)
-                except OSError as error:  # Keras only names the file: fit goes on without labels
-                    log.warning(
-                        "%s: embeddings_metadata %r unreadable, %r written without labels: %s",
-                        NAME,
-                        path,
-                        layer.name,
-                        error,
-                    )
+                labels, header = labels_for(path, self.log_dir, layer.name, self._unreadable_metadata)
                 matrix = keras.ops.convert_to_numpy(layer.embeddings)
                 embedding(layer.name, matrix, metadata=labels, metadata_header=header, step=epoch)
 

@@ -5,12 +5,19 @@ Keras's callback only writes a file's path into the projector's config; summaryl
 the labels beside the embedding, so it reads the file. The file is the projector's
 metadata TSV: one label a line, or a header line of two or more tab-separated column
 names and then one tab-separated row a point. A relative path is taken, as the projector
-takes the path in Keras's config, relative to the callback's `log_dir`.
+takes the path in Keras's config, relative to the callback's `log_dir`. A file that
+cannot be read (not written yet, say) leaves that epoch's embedding unlabeled: Keras never
+reads the file, so its `fit` does not fail on it, and neither does ours.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+
+from summarylib.integrations.keras.arguments import NAME
+
+log = logging.getLogger("summarylib")
 
 
 def metadata_for(layer_name: str, embeddings_metadata: str | dict | None) -> str | None:
@@ -44,3 +51,28 @@ def read_metadata(path: str, log_dir: str) -> tuple[list, list[str] | None]:
     if lines and "\t" in lines[0]:
         return [line.split("\t") for line in lines[1:]], lines[0].split("\t")
     return lines, None
+
+
+def labels_for(
+    path: str | None, log_dir: str, layer_name: str, warned: set[str]
+) -> tuple[list | None, list[str] | None]:
+    """`(metadata, metadata_header)` for the embedding of `layer_name` from the file at
+    `path`, or `(None, None)` without a file or when it cannot be read (missing, not
+    UTF-8). An unreadable file is one warning per path (added to `warned`), not one an
+    epoch, and is read again each time, so a file written during `fit` labels the
+    embeddings after it."""
+    if path is None:
+        return None, None
+    try:
+        return read_metadata(path, log_dir)
+    except (OSError, UnicodeDecodeError) as error:
+        if path not in warned:
+            warned.add(path)
+            log.warning(
+                "%s: embeddings_metadata %r unreadable, %r written without labels until it can be read: %s",
+                NAME,
+                path,
+                layer_name,
+                error,
+            )
+        return None, None
