@@ -283,3 +283,19 @@ def test_v2_lists_every_call_kept_on_compat_v1_and_exits_1(name: str, lines: set
     assert kept == listed == lines
     assert all("--to v2: kept on summarylib.compat.v1" in left.reason for left in result.report.left)
     assert main(["--to", "v2", str(PROGRAMS / name)]) == 1
+
+
+def test_tf1_protos_stay_together_when_one_has_no_equivalent() -> None:
+    """A TensorFlow TensorProto cannot go into a summarylib Summary: the protos stay TF's, listed."""
+    source = (
+        "import tensorflow as tf\n"
+        "w = tf.summary.FileWriter(d)\n"
+        "t = tf.make_tensor_proto([1.0])\n"
+        "w.add_summary(tf.Summary(value=[tf.Summary.Value(tag='t', tensor=t)]), 1)\n"
+    )
+    result = migrate_source(source, "t.py")
+    assert "tf.Summary(value=[tf.Summary.Value(tag='t', tensor=t)])" in result.source
+    assert "summarylib.compat.v1.FileWriter(d)" in result.source
+    codes = sorted(left.code.partition("(")[0] for left in result.report.left)
+    assert codes == ["tf.Summary", "tf.Summary.Value"]
+    assert all("line 3 uses make_tensor_proto" in left.reason for left in result.report.left)

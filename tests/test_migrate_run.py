@@ -135,7 +135,7 @@ def test_the_command_over_the_whole_corpus(migrated: dict, tmp_path: Path, capsy
         "tf2_function.py" in line for line in report.splitlines() if "LEFT" in line
     )
     assert "decided: TF 1.x graph code" in report and "decided: TF 1.x eager-style code" in report
-    assert report.rstrip().endswith("12 files, 41 changes, 3 calls left for a person, 0 not parsed")
+    assert report.rstrip().endswith("13 files, 45 changes, 3 calls left for a person, 0 not parsed")
     # --to v2: TF 1.x eager-style loops move where mechanical; the rest is listed with its reason.
     v2_report = (migrated["v2"].parent / "report.txt").read_text()
     assert "--to v2: each merge_all loop moves to the v2 API" in v2_report
@@ -150,3 +150,19 @@ def test_the_command_over_the_whole_corpus(migrated: dict, tmp_path: Path, capsy
     assert main([str(migrated["compat"])]) == 1
     rerun = capsys.readouterr().out
     assert "changed" not in rerun and rerun.count("LEFT") == 3
+
+
+def test_a_tf1_logger_building_histogram_protos_runs_migrated(migrated: dict, tmp_path: Path) -> None:
+    """Every proto the logger builds moves (HistogramProto with Summary.Value): it runs without
+    TensorFlow and TensorBoard reads its histograms back."""
+    from tensorboard.backend.event_processing import event_accumulator
+
+    program = migrated["compat"] / "tf1_histogram_logger.py"
+    assert "tensorflow" not in program.read_text()
+    subprocess.run([sys.executable, str(program), str(tmp_path)], check=True, cwd=tmp_path)
+    accumulator = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"histograms": 0})
+    accumulator.Reload()
+    events = accumulator.Histograms("weights")
+    assert [e.step for e in events] == [0, 1, 2]
+    assert [e.histogram_value.max for e in events] == [9.0, 18.0, 27.0]
+    assert events[2].histogram_value.num == 10

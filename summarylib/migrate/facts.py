@@ -67,6 +67,10 @@ UNSURE_REASON = (
     "code its summary ops feed a merge_all, in TF 2 a default writer; left as it is"
 )
 
+# Protos of TensorFlow's that summarylib has (tf1.PROTOS moves them) and the ones it has not.
+TF_PROTOS = {"Summary", "Event", "SessionLog", "SummaryMetadata", "HistogramProto"}
+PROTO_MAKERS = {"make_tensor_proto"}
+
 TF_FUNCTION = {"tensorflow.function", "tensorflow.compat.v2.function"}
 
 
@@ -104,6 +108,7 @@ class Facts:
     summary_op_line: int = 0  # first TF 2 spelling of a summary op (tf.summary.scalar...)
     writer: bool = False  # whether the file makes a summary writer
     unsure: str = ""  # why the file's summary ops are left (neither TF 1.x nor TF 2 for sure)
+    foreign_proto: str = ""  # a TensorFlow proto without a summarylib equivalent ("line 3 uses ...")
 
     def in_traced(self, line: int) -> bool:
         """Whether `line` is inside a `tf.function` body."""
@@ -162,6 +167,10 @@ class _FactsVisitor(cst.CSTVisitor):
         line = self._line(node)
         if symbol.startswith("summary."):
             self.summary_lines.append(line)
+        root = symbol.split(".")[0]
+        foreign = symbol in PROTO_MAKERS or (root.endswith("Proto") and root not in TF_PROTOS)
+        if foreign and not self.facts.foreign_proto:
+            self.facts.foreign_proto = f"line {line} uses {root}"
         if symbol in SUMMARY_OPS and not self.facts.summary_op_line:
             self.facts.summary_op_line = line
         self.facts.writer = self.facts.writer or symbol in WRITERS

@@ -14,7 +14,18 @@ from summarylib.migrate.decisions import Decision, Leave, Move
 from summarylib.migrate.facts import Facts
 
 WRITING = {"FileWriter", "FileWriterCache"}
-PROTOS = {"Summary", "Event", "SessionLog"}
+# TF 1.x's protos and summarylib's: they move together, or (PROTOS_KEPT) stay together.
+PROTOS = {
+    "Summary": "summarylib.compat.v1.Summary",
+    "Event": "summarylib.compat.v1.Event",
+    "SessionLog": "summarylib.compat.v1.SessionLog",
+    "SummaryMetadata": "summarylib.compat.v1.SummaryMetadata",
+    "HistogramProto": "summarylib.proto.histogram_pb2.HistogramProto",
+}
+PROTOS_KEPT = (
+    "kept on TensorFlow with the file's other protos: {reason}, which summarylib has no equivalent "
+    "of, and a summarylib proto cannot hold a TensorFlow one"
+)
 OPS = {"scalar", "histogram", "image", "audio", "text", "tensor_summary", "merge", "merge_all"}
 
 
@@ -56,7 +67,13 @@ def decide(qualified: str, facts: Facts, left: str = "") -> Decision | None:
     name = symbol(qualified, facts)
     if name is None:
         return None
-    if name.split(".")[0] in WRITING | PROTOS:  # also nested names: FileWriterCache.get, Summary.Value
+    root, _, nested = name.partition(".")  # also nested names: FileWriterCache.get, Summary.Value
+    if root in PROTOS:
+        if facts.foreign_proto:
+            return Leave(PROTOS_KEPT.format(reason=facts.foreign_proto))
+        target = f"{PROTOS[root]}.{nested}" if nested else PROTOS[root]
+        return Move(target, left=left, within=PROTOS[root].rpartition(".")[0])
+    if root in WRITING:
         return Move(f"summarylib.compat.v1.{name}", left=left, within="summarylib.compat.v1")
     if name in OPS:
         if facts.graph:
