@@ -14,8 +14,9 @@ from tensorboard.plugins.graph.metadata import PLUGIN_NAME_TAGGED_RUN_METADATA a
 from torch.utils.tensorboard import SummaryWriter as TorchWriter
 from torch.utils.tensorboard._pytorch_graph import graph as torch_graph
 from torch.utils.tensorboard.summary import hparams as torch_hparams
+from torch.utils.tensorboard.writer import FileWriter as TorchFileWriter
 
-from summarylib.compat.torch import SummaryWriter
+from summarylib.compat.torch import FileWriter, SummaryWriter
 from tests.hparams_data import hparams_records
 from tests.tensorboard_data import read_blob_sequences, read_scalars
 
@@ -123,3 +124,24 @@ def test_file_writer_rejects_what_is_not_a_protobuf_at_the_call(tmp_path, call, 
             call(writer.file_writer)
         writer.add_scalar("after", 2.0, 2)
     assert read_scalars(str(tmp_path)) == {".": {"before": [(1, 1.0)], "after": [(2, 2.0)]}}
+
+
+def test_a_file_writer_of_its_own_writes_what_torchs_does(tmp_path):
+    """torch.utils.tensorboard.writer.FileWriter(log_dir, ...) constructed directly, and its
+    add_onnx_graph (a GraphDef, as torch's ONNX import makes it)."""
+    graph_def = torch_graph(Net(), torch.randn(1, 3))[0]
+    for name, writer_class in (("torch", TorchFileWriter), ("ours", FileWriter)):
+        file_writer = writer_class(tmp_path / name, 5, 1, ".x")
+        assert file_writer.get_logdir() == str(tmp_path / name)
+        file_writer.add_onnx_graph(graph_def, walltime=1.7e9)
+        value = tb_summary_pb2.Summary.Value(tag="loss", simple_value=0.25)
+        file_writer.add_summary(tb_summary_pb2.Summary(value=[value]), 2)
+        file_writer.close()
+        assert glob.glob(str(tmp_path / name / "events.out.tfevents.*.x"))
+    ours, theirs = (read_blob_sequences(str(tmp_path / name), "graphs") for name in ("ours", "torch"))
+    assert ours == theirs == {".": {"__run_graph__": [(0, [graph_def.SerializeToString()])]}}
+    assert (
+        read_scalars(str(tmp_path / "ours"))
+        == read_scalars(str(tmp_path / "torch"))
+        == {".": {"loss": [(2, 0.25)]}}
+    )

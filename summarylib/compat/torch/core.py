@@ -102,7 +102,7 @@ class WriterCore:
 
     def _open(self) -> _Writer | NoopSummaryWriter:
         """Open the run's summarylib writer (and write the purge marker, once)."""
-        self.file_writer = FileWriter(self)
+        self.file_writer = FileWriter(self.log_dir, owner=self)
         self.all_writers = {self.log_dir: self.file_writer}
         if not self._writes:
             self._writer = NoopSummaryWriter()

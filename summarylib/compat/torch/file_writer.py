@@ -12,11 +12,13 @@ hyperparameters made by torch's own `torch.utils.tensorboard.summary.hparams`:
 It accepts summarylib's, TensorBoard's, TensorFlow's and torch's protos (or their bytes)
 and writes them as they are. It is a view of its `SummaryWriter`, not a second writer:
 `close()` closes the run (torch's `SummaryWriter.file_writer` is None after a close too),
-`reopen()` opens it again.
+`reopen()` opens it again. Constructed on its own, `FileWriter(log_dir, max_queue,
+flush_secs, filename_suffix)` as torch's, it has a run of its own.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +35,21 @@ _RUN_METADATA_TAG = "step1"  # torch's tag for the step stats beside a graph
 class FileWriter:
     """The run's protobuf interface (see the module docstring)."""
 
-    def __init__(self, owner: WriterCore) -> None:
+    def __init__(
+        self,
+        log_dir: str | os.PathLike,
+        max_queue: int = 10,
+        flush_secs: float = 120,
+        filename_suffix: str = "",
+        *,
+        owner: WriterCore | None = None,
+    ) -> None:
+        if owner is None:  # torch's FileWriter(log_dir, ...): a run of its own
+            from summarylib.compat.torch.core import WriterCore  # core imports this module
+
+            owner = WriterCore(
+                str(log_dir), max_queue=max_queue, flush_secs=flush_secs, filename_suffix=filename_suffix
+            )
         self._owner = owner
 
     def get_logdir(self) -> str:
@@ -69,6 +85,13 @@ class FileWriter:
         self.add_event(event_pb2.Event(graph_def=graph), None, walltime)
         tagged = event_pb2.TaggedRunMetadata(tag=_RUN_METADATA_TAG, run_metadata=run_metadata)
         self.add_event(event_pb2.Event(tagged_run_metadata=tagged), None, walltime)
+
+    def add_onnx_graph(self, graph: Any, walltime: float | None = None) -> None:
+        """Write a `GraphDef` protobuf (or its bytes), as torch's ONNX import makes it,
+        for the graphs dashboard."""
+        data = serialized_proto("add_onnx_graph", "graph", graph, graph_pb2.GraphDef)
+        check_wall_time("add_onnx_graph", None, walltime)
+        self.add_event(event_pb2.Event(graph_def=data), None, walltime)
 
     def flush(self) -> None:
         """Flush the run (see `SummaryWriter.flush`)."""

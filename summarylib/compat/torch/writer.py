@@ -42,8 +42,9 @@ class SummaryWriter(ScalarMethods, HistogramMethods, MediaMethods, DashboardMeth
             "export_scalars_to_json; read the runs back with summarylib.reader instead."
         )
 
-    def add_onnx_graph(self, *args: Any, **kwargs: Any) -> None:
-        """tensorboardX's and torch's ONNX graph import: not supported."""
+    def add_onnx_graph(self, prototxt: Any) -> None:
+        """torch's ONNX graph import: not supported (it needs the onnx package to parse
+        the model)."""
         raise NotImplementedError(
             "summarylib.compat.torch.SummaryWriter cannot draw ONNX graphs; log the PyTorch model "
             "with add_graph(model, input_to_model) instead."
