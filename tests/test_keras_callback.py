@@ -378,3 +378,23 @@ def test_a_metadata_file_that_appears_during_fit_labels_the_next_embeddings(logd
     assert first.metadata_path == ""
     with open(os.path.join(logdir, "train", second.metadata_path)) as file:
         assert file.read().split() == [f"word{index}" for index in range(10)]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xff\xfe not UTF-8\n" * 10,  # UnicodeDecodeError out of fit before
+        b"".join(b"word%d\n" % index for index in range(9)),  # 9 labels for 10 points
+    ],
+    ids=["not-utf-8", "too-few-labels"],
+)
+def test_a_metadata_file_keras_would_only_name_does_not_end_fit(logdir, caplog, content):
+    os.makedirs(logdir)
+    with open(os.path.join(logdir, "labels.tsv"), "wb") as file:
+        file.write(content)
+    callback = TensorBoard(logdir, embeddings_freq=1, embeddings_metadata="labels.tsv")
+    history = make_model().fit(*make_data(16, seed=1), epochs=2, callbacks=[callback], verbose=0)
+    assert len(history.history["loss"]) == 2
+    assert [e.metadata_path for e in projector_entries(logdir)] == ["", ""]
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len([m for m in warned if "labels.tsv" in m]) == 1, warned

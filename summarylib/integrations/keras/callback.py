@@ -26,7 +26,12 @@ from summarylib.integrations.implicit import settle_quietly
 from summarylib.integrations.keras import arguments
 from summarylib.integrations.keras.arguments import API, NAME
 from summarylib.integrations.keras.model_graph import model_graph
-from summarylib.integrations.keras.projector import check_layer_names, labels_for, metadata_for
+from summarylib.integrations.keras.projector import (
+    check_layer_names,
+    labels_for,
+    metadata_for,
+    warn_unusable,
+)
 from summarylib.integrations.keras.weights import weight_image, weight_tag
 from summarylib.writer.context import default_step, record_condition
 from summarylib.writer.summary_writer import SummaryWriter
@@ -113,7 +118,7 @@ class TensorBoard(keras.callbacks.Callback):
         self._batch_start_time = 0.0
         self._epoch_start_time = 0.0
         self._epoch_start_iterations = 0
-        self._unreadable_metadata: set[str] = set()  # metadata files warned about
+        self._unusable_metadata: set[str] = set()  # metadata files warned about
 
     # Writers: one a run, made when first written to, as Keras makes them.
 
@@ -282,9 +287,15 @@ class TensorBoard(keras.callbacks.Callback):
         with self._writing("train"):
             for layer in _embedding_layers(self.model):
                 path = metadata_for(layer.name, self.embeddings_metadata)
-                labels, header = labels_for(path, self.log_dir, layer.name, self._unreadable_metadata)
+                labels, header = labels_for(path, self.log_dir, layer.name, self._unusable_metadata)
                 matrix = keras.ops.convert_to_numpy(layer.embeddings)
-                embedding(layer.name, matrix, metadata=labels, metadata_header=header, step=epoch)
+                try:
+                    embedding(layer.name, matrix, metadata=labels, metadata_header=header, step=epoch)
+                except ValueError as error:  # the file's labels do not fit the matrix
+                    if labels is None:
+                        raise
+                    warn_unusable(path, layer.name, error, self._unusable_metadata)
+                    embedding(layer.name, matrix, step=epoch)
 
 
 def _embedding_layers(model: Any) -> list:

@@ -66,13 +66,19 @@ def labels_for(
     try:
         return read_metadata(path, log_dir)
     except (OSError, UnicodeDecodeError) as error:
-        if path not in warned:
-            warned.add(path)
-            log.warning(
-                "%s: embeddings_metadata %r unreadable, %r written without labels until it can be read: %s",
-                NAME,
-                path,
-                layer_name,
-                error,
-            )
+        warn_unusable(path, layer_name, error, warned)
         return None, None
+
+
+def warn_unusable(path: str, layer_name: str, error: Exception, warned: set[str]) -> None:
+    """Warn, once per path (kept in `warned`), that the metadata file at `path` cannot
+    label the embedding of `layer_name` (unreadable, or not one label a point)."""
+    if path not in warned:
+        warned.add(path)
+        log.warning(
+            "%s: embeddings_metadata %r unusable, %r written without labels until it can be used: %s",
+            NAME,
+            path,
+            layer_name,
+            error,
+        )
