@@ -108,14 +108,12 @@ def test_default_log_dir_is_runs_time_host_comment(tmp_path, monkeypatch):
     assert os.listdir(logdir)
 
 
-def test_tensorboardx_alias_is_the_same_class_and_takes_logdir(tmp_path):
-    assert compat_tensorboardx.SummaryWriter is SummaryWriter
-    with compat_tensorboardx.SummaryWriter(logdir=str(tmp_path)) as writer:
-        assert writer.get_logdir() == str(tmp_path)
-        with pytest.raises(NotImplementedError, match="export_scalars_to_json"):
-            writer.export_scalars_to_json("all.json")
-        with pytest.raises(NotImplementedError, match="ONNX"):
-            writer.add_onnx_graph("model.onnx")
+def test_tensorboardx_writer_is_a_subclass_and_onnx_graphs_are_refused(tmp_path):
+    """tensorboardX's writer is ours with its own signatures (tests/test_compat_tensorboardx.py),
+    so whatever ours gains it has."""
+    assert issubclass(compat_tensorboardx.SummaryWriter, SummaryWriter)
+    with SummaryWriter(str(tmp_path)) as writer, pytest.raises(NotImplementedError, match="ONNX"):
+        writer.add_onnx_graph("model.onnx")
 
 
 def test_add_event_and_add_summary_take_tensorboards_protos(tmp_path):
