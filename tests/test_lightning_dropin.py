@@ -5,6 +5,7 @@ warns where Lightning's warns, and none of it needs tensorboard installed."""
 from __future__ import annotations
 
 import os
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -126,3 +127,11 @@ def test_the_logger_fits_and_logs_its_graph_without_tensorboard_installed(tmp_pa
     events = [e for name in os.listdir(run) if "tfevents" in name for e in iter_events(str(run / name))]
     assert any(e.graph_def for e in events)
     assert any(v.tag == "train_loss" for e in events for v in e.summary.value)
+
+
+def test_the_logger_pickles_as_spawning_strategies_pickle_it(tmp_path):
+    logger = TensorBoardLogger(str(tmp_path), name="pickled", version=3)
+    logger.log_metrics({"loss": 1.0}, step=0)  # an experiment, which is not pickled
+    copy = pickle.loads(pickle.dumps(logger))  # AttributeError: local object, before
+    assert type(copy) is TensorBoardLogger and copy.log_dir == logger.log_dir
+    logger.finalize("success")

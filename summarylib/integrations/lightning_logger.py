@@ -73,7 +73,8 @@ def _shown(value: Any) -> Any:
 def logger_class_for(pytorch: str, fabric: str, module: str) -> type:
     """The TensorBoardLogger class on the Lightning package whose trainer side is
     `pytorch` (`lightning.pytorch` or `pytorch_lightning`) and whose fabric side is
-    `fabric`, named as importable from `module` (so it pickles)."""
+    `fabric`, named as importable from `module` (so it pickles, as strategies that
+    spawn processes pickle the trainer's loggers)."""
     fabric_logger = importlib.import_module(f"{fabric}.utilities.logger")
     lightning = SimpleNamespace(
         TensorBoardLogger=importlib.import_module(f"{pytorch}.loggers").TensorBoardLogger,
@@ -85,6 +86,7 @@ def logger_class_for(pytorch: str, fabric: str, module: str) -> type:
     )
     logger_class = _logger_class(lightning)
     logger_class.__module__ = module
+    logger_class.__qualname__ = logger_class.__name__
     return logger_class
 
 
