@@ -64,7 +64,10 @@ class TensorBoard(keras.callbacks.Callback):
     - every `embeddings_freq` epochs, the matrix of each top-level `Embedding` layer
       through `summarylib.embedding` (tag: the layer's name, step: the epoch, files in
       `train`), labeled from `embeddings_metadata`: one metadata TSV file for all layers
-      or a dict of them by layer name, relative paths taken relative to `log_dir`.
+      or a dict of them by layer name, relative paths taken relative to `log_dir`. A
+      file that cannot label the layer (not there yet, not UTF-8, not one label a
+      point) leaves the embedding unlabeled with one warning, and is read again at the
+      next embeddings epoch: Keras only names the file, so its `fit` never fails on it.
 
     While `fit` or `evaluate` runs with `update_freq` an int, the run's writer is
     summarylib's default writer, the step is the batch counter and summaries are
