@@ -299,3 +299,12 @@ def test_tf1_protos_stay_together_when_one_has_no_equivalent() -> None:
     codes = sorted(left.code.partition("(")[0] for left in result.report.left)
     assert codes == ["tf.Summary", "tf.Summary.Value"]
     assert all("line 3 uses make_tensor_proto" in left.reason for left in result.report.left)
+
+
+def test_keras_train_step_summaries_are_traced_code_and_left() -> None:
+    result = migrate_file(PROGRAMS / "keras_train_step.py", "compat")
+    assert result.source == (PROGRAMS / "keras_train_step.py").read_text()
+    reasons = {left.where.rpartition(":")[2]: left.reason for left in result.report.left}
+    assert set(reasons) == {"14", "20", "24"}
+    assert "train_step" in reasons["14"] and "symbolic" in reasons["20"]
+    assert "default writer" in reasons["24"]

@@ -132,10 +132,12 @@ def test_programs_that_used_tf_only_for_summaries_no_longer_import_it(migrated: 
 def test_the_command_over_the_whole_corpus(migrated: dict, tmp_path: Path, capsys) -> None:
     report = (migrated["compat"].parent / "report.txt").read_text()
     assert "LEFT" in report and all(
-        "tf2_function.py" in line for line in report.splitlines() if "LEFT" in line
+        "tf2_function.py" in line or "keras_train_step.py" in line
+        for line in report.splitlines()
+        if "LEFT" in line
     )
     assert "decided: TF 1.x graph code" in report and "decided: TF 1.x eager-style code" in report
-    assert report.rstrip().endswith("13 files, 45 changes, 3 calls left for a person, 0 not parsed")
+    assert report.rstrip().endswith("14 files, 45 changes, 6 calls left for a person, 0 not parsed")
     # --to v2: TF 1.x eager-style loops move where mechanical; the rest is listed with its reason.
     v2_report = (migrated["v2"].parent / "report.txt").read_text()
     assert "--to v2: each merge_all loop moves to the v2 API" in v2_report
@@ -149,7 +151,7 @@ def test_the_command_over_the_whole_corpus(migrated: dict, tmp_path: Path, capsy
     capsys.readouterr()
     assert main([str(migrated["compat"])]) == 1
     rerun = capsys.readouterr().out
-    assert "changed" not in rerun and rerun.count("LEFT") == 3
+    assert "changed" not in rerun and rerun.count("LEFT") == 6
 
 
 def test_a_tf1_logger_building_histogram_protos_runs_migrated(migrated: dict, tmp_path: Path) -> None:

@@ -72,6 +72,8 @@ TF_PROTOS = {"Summary", "Event", "SessionLog", "SummaryMetadata", "HistogramProt
 PROTO_MAKERS = {"make_tensor_proto"}
 
 TF_FUNCTION = {"tensorflow.function", "tensorflow.compat.v2.function"}
+# Methods a Keras Model subclass overrides that Keras itself traces with tf.function.
+KERAS_TRACED_METHODS = {"train_step", "test_step", "predict_step"}
 
 
 def import_qualified_name(names: set) -> str | None:
@@ -139,6 +141,12 @@ class _FactsVisitor(cst.CSTVisitor):
     def _set_tf1(self, reason: str) -> None:
         if not self.facts.tf1:
             self.facts.tf1 = reason
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        for statement in node.body.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value in KERAS_TRACED_METHODS:
+                position = self.get_metadata(PositionProvider, statement)
+                self.facts.traced.append((position.start.line, position.end.line))
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         for decorator in node.decorators:

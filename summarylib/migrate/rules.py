@@ -93,7 +93,8 @@ class Rules:
     def _tf2_style(self) -> str:
         if self.facts.traced_summary_line:
             return (
-                f"TF 2 code with tf.summary inside a tf.function (line {self.facts.traced_summary_line}): "
+                f"TF 2 code with tf.summary in traced code (a tf.function or Keras train_step, line "
+                f"{self.facts.traced_summary_line}): "
                 "its tf.summary calls are left on TensorFlow"
             )
         return "TF 2 tf.summary code: moved to summarylib's v2 API"

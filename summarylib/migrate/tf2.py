@@ -26,11 +26,12 @@ EXPERIMENTAL = {"get_step", "set_step", "write_raw_pb"}
 TRACE = {"trace_on", "trace_export", "trace_off"}
 
 TRACED_REASON = (
-    "tf.summary inside a tf.function: the traced op gets symbolic tensors, and summarylib needs "
+    "tf.summary inside a tf.function (or a Keras train_step/test_step/predict_step, which Keras "
+    "traces as one): the traced op gets symbolic tensors, and summarylib needs "
     "values; move the call out of the function (return the value) or pass a Python callable"
 )
 KEPT_FOR_TRACED = (
-    "kept on tf.summary because the tf.summary call at line {line}, inside a tf.function, logs "
+    "kept on tf.summary because the tf.summary call at line {line}, inside traced code, logs "
     "through TensorFlow's default writer, which only a TensorFlow writer can be"
 )
 TRACE_REASON = (
