@@ -46,6 +46,7 @@ from summarylib.writer.summary_writer import NoopSummaryWriter
 _COMET_DISABLED = {"disabled": True}
 _VIDEO_AXES = "NTCHW"
 _torch_add_scalar = ScalarMethods.add_scalar
+_NO_TEXT = ""  # add_scalar's defaults, told apart by identity (one `is` each per call)
 
 
 class SummaryWriter(TorchSummaryWriter):
@@ -122,18 +123,13 @@ class SummaryWriter(TorchSummaryWriter):
         scalar_value: Any,
         global_step: int | None = None,
         walltime: float | None = None,
-        display_name: str | None = "",
-        summary_description: str | None = "",
+        display_name: str | None = _NO_TEXT,
+        summary_description: str | None = _NO_TEXT,
     ) -> None:
         """Write one scalar (torch's `simple_value` event); a `display_name` or
         `summary_description` goes into the value's metadata, as tensorboardX writes it."""
-        if (  # the common path: torch's event, with one call more
-            display_name == ""
-            and type(display_name) is str
-            and summary_description == ""
-            and type(summary_description) is str
-            and self._metadata is None
-        ):
+        if display_name is _NO_TEXT and summary_description is _NO_TEXT and self._metadata is None:
+            # The common path, torch's event; any other "" takes the general path, same event.
             return _torch_add_scalar(self, tag, scalar_value, global_step, walltime)
         tag = self._tag("add_scalar", tag)
         value = scalar_float("add_scalar", tag, scalar_value)
