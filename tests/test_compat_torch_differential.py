@@ -14,6 +14,8 @@ Intended differences (the reason beside each):
 - add_image_with_boxes with `rescale`: torch's `Summary.Image` states the width and
   height before rescaling, which contradict its PNG; ours states the PNG's.
 - PNG bytes differ (our encoder); decoded pixels are compared.
+- add_tensor of bfloat16, float16 and uint8: torch's records cannot be read back
+  (TORCH_TENSOR_UNREADABLE); ours are compared with the tensor (bfloat16 as float32).
 - Histograms with bins="tensorflow": ours is TF's own bucketing (TF 1.x `histo`), torch's
   numpy's over the same limits; buckets are compared exactly.
 """
@@ -49,6 +51,7 @@ RGBA = RNG.random((4, 5, 6))
 CLIP = (RNG.random(800) * 2 - 1).astype(np.float32)
 LABELS = RNG.integers(0, 2, 200)
 PREDICTIONS = RNG.random(200, dtype=np.float32)
+TENSORFLOW_BINS = "hist/tensorflow"  # the tags of histograms with bins="tensorflow"
 
 
 class Net(torch.nn.Module):
@@ -79,7 +82,7 @@ def program(writer) -> None:
         writer.add_scalars("multi", {"a": step, "b": torch.tensor(2.0 * step)}, step)
     writer.add_scalar("no_step", 7.0)
     writer.add_tensor("tensor", torch.arange(6, dtype=torch.float32).reshape(2, 3), 1)
-    writer.add_histogram("hist/tensorflow", torch.from_numpy(VALUES), 1)
+    writer.add_histogram(f"{TENSORFLOW_BINS}/float32", torch.from_numpy(VALUES), 1)
     writer.add_histogram("hist/ints", np.arange(100) % 7, 1, bins=10)
     for rule in ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt"):
         writer.add_histogram(f"hist/{rule}", VALUES.astype(np.float64), 2, bins=rule)
@@ -177,16 +180,21 @@ def test_tensor_equal(logdirs):
     np.testing.assert_array_equal(ours[0][1], theirs[0][1])
 
 
-def test_histograms_same_buckets_total_and_range(logdirs):
-    theirs, ours = both(read_tensors, logdirs, "histograms")
+def assert_same_histograms(theirs: dict, ours: dict) -> None:
+    """The same buckets (TF collapses runs of empty buckets, numpy does not: compared
+    without the empty ones for bins="tensorflow"), total and range, tag for tag."""
     assert shapes(ours) == shapes(theirs)
     for tag, points in theirs["."].items():
         for (_, expected), (_, got) in zip(points, ours["."][tag], strict=True):
             assert got[:, 2].sum() == expected[:, 2].sum(), tag
             assert (got[0, 0], got[-1, 1]) == (expected[0, 0], expected[-1, 1]), tag
-            if tag == "hist/tensorflow":  # TF collapses runs of empty buckets, numpy does not
+            if tag.startswith(TENSORFLOW_BINS):
                 got, expected = got[got[:, 2] > 0], expected[expected[:, 2] > 0]
             np.testing.assert_array_equal(got, expected, err_msg=tag)
+
+
+def test_histograms_same_buckets_total_and_range(logdirs):
+    assert_same_histograms(*both(read_tensors, logdirs, "histograms"))
 
 
 def decoded(blobs: list[bytes]) -> list:
@@ -200,8 +208,8 @@ def decoded(blobs: list[bytes]) -> list:
     return out
 
 
-def test_images_decode_to_the_same_pixels(logdirs):
-    theirs, ours = both(read_blob_sequences, logdirs, "images")
+def assert_same_pixels(theirs: dict, ours: dict) -> None:
+    """The images of each tag decode to the same pixels (and state the same sizes)."""
     assert shapes(ours) == shapes(theirs)
     for tag, points in theirs["."].items():
         for (_, expected), (_, got) in zip(points, ours["."][tag], strict=True):
@@ -209,6 +217,10 @@ def test_images_decode_to_the_same_pixels(logdirs):
                 if tag == "boxes/rescaled" and isinstance(want, bytes):
                     continue  # torch states the size before rescaling, ours the PNG's
                 np.testing.assert_array_equal(have, want, err_msg=tag)
+
+
+def test_images_decode_to_the_same_pixels(logdirs):
+    assert_same_pixels(*both(read_blob_sequences, logdirs, "images"))
 
 
 def pcm(blob: bytes) -> tuple[int, np.ndarray]:
@@ -298,3 +310,91 @@ def test_embedding_same_files(logdirs):
         folder = f"{logdir}/00001/default"
         files[name] = [Path(folder, file).read_text() for file in ("tensors.tsv", "metadata.tsv")]
     assert files["ours"] == files["torch"]
+
+
+# Every dtype torch's writer takes, beyond float32/float64: mixed precision's halves and
+# the integer types (issue 20).
+DTYPES = (torch.bfloat16, torch.float16, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
+
+
+def dtype_values(dtype: torch.dtype) -> torch.Tensor:
+    """The values dtype_program logs in `dtype`: normal floats, or integers in 0..96."""
+    values = VALUES if dtype.is_floating_point else np.arange(-50, 200) % 97
+    return torch.from_numpy(values).to(dtype)
+
+
+def dtype_program(writer) -> None:
+    """add_scalar (one element, 0-d and 1-d), add_histogram, add_image(s), add_tensor and
+    add_embedding of a tensor of each of DTYPES."""
+    for index, dtype in enumerate(DTYPES):
+        name = str(dtype).removeprefix("torch.")
+        floating = dtype.is_floating_point
+        values = dtype_values(dtype)
+        image = (
+            torch.from_numpy(IMAGE_CHW) if floating else torch.from_numpy((IMAGE_CHW * 127).astype(np.int64))
+        )
+        writer.add_scalar(f"scalar/{name}", torch.tensor(3.25 if floating else 3).to(dtype), index)
+        writer.add_scalar(f"scalar1/{name}", torch.tensor([-2.5 if floating else 7]).to(dtype), index)
+        writer.add_histogram(f"{TENSORFLOW_BINS}/{name}", values.to(dtype), index)
+        writer.add_histogram(f"hist/ten_bins/{name}", values.to(dtype), index, bins=10)
+        writer.add_image(f"image/{name}", image.to(dtype), index)
+        writer.add_images(f"images/{name}", image.to(dtype).unsqueeze(0), index)
+        writer.add_tensor(f"tensor/{name}", values[:6].reshape(2, 3).to(dtype), index)
+        writer.add_embedding(values[:12].reshape(4, 3).to(dtype), global_step=index, tag=name)
+
+
+@pytest.fixture(scope="module")
+def dtype_logdirs(tmp_path_factory) -> dict[str, str]:
+    """{"torch": logdir, "ours": logdir} of dtype_program through each writer."""
+    logdirs = {}
+    for name, writer_class in (("torch", TorchWriter), ("ours", SummaryWriter)):
+        logdir = str(tmp_path_factory.mktemp(f"dtypes_{name}"))
+        with writer_class(logdir) as writer:
+            dtype_program(writer)
+        logdirs[name] = logdir
+    return logdirs
+
+
+def test_dtypes_scalars_equal(dtype_logdirs):
+    theirs, ours = both(read_scalars, dtype_logdirs)
+    assert len(ours["."]) == 2 * len(DTYPES)
+    assert ours == theirs
+
+
+def test_dtypes_histograms_equal(dtype_logdirs):
+    assert_same_histograms(*both(read_tensors, dtype_logdirs, "histograms"))
+
+
+def test_dtypes_images_equal(dtype_logdirs):
+    assert_same_pixels(*both(read_blob_sequences, dtype_logdirs, "images"))
+
+
+# add_tensor records of torch's that TensorBoard cannot read back: these compare ours with
+# the tensor itself (bfloat16 as float32, the dtype it converts to without loss).
+TORCH_TENSOR_UNREADABLE = {
+    torch.bfloat16: "torch puts float32 bit patterns in half_val: make_ndarray overflows",
+    torch.float16: "torch puts float32 bit patterns in half_val: make_ndarray overflows",
+    torch.uint8: "torch writes a DT_UINT8 tensor without its values",
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_dtypes_tensor_equal(dtype_logdirs, dtype):
+    name = str(dtype).removeprefix("torch.")
+    index = DTYPES.index(dtype)
+    ((step, got),) = tensor_values(dtype_logdirs["ours"], f"tensor/{name}")
+    if dtype in TORCH_TENSOR_UNREADABLE:
+        given = dtype_values(dtype)[:6].reshape(2, 3).to(dtype)
+        expected = (given.float() if dtype is torch.bfloat16 else given).numpy()
+    else:
+        ((_, expected),) = tensor_values(dtype_logdirs["torch"], f"tensor/{name}")
+    assert step == index
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_dtypes_embedding_same_files(dtype_logdirs):
+    for index, dtype in enumerate(DTYPES):
+        folder = f"{index:05d}/{str(dtype).removeprefix('torch.')}/tensors.tsv"
+        theirs, ours = (Path(dtype_logdirs[name], folder).read_text() for name in ("torch", "ours"))
+        assert ours == theirs, folder
