@@ -57,9 +57,23 @@ def test_the_same_on_pytorch_lightning(tmp_path):
 
     from summarylib.integrations.pytorch_lightning import TensorBoardLogger as PLTensorBoardLogger
 
+    class PLRegressor(pytorch_lightning.LightningModule):
+        def __init__(self) -> None:
+            super().__init__()
+            self.net = torch.nn.Linear(4, 1)
+
+        def training_step(self, batch, batch_index):
+            x, y = batch
+            return torch.nn.functional.mse_loss(self.net(x), y)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.01)
+
     logger = PLTensorBoardLogger(str(tmp_path))
     trainer = pytorch_lightning.Trainer(max_epochs=1, logger=logger, **TRAINER_OPTIONS)
     assert isinstance(logger, pytorch_lightning.loggers.TensorBoardLogger)
+    assert trainer.log_dir == logger.log_dir  # was the save dir
+    trainer.fit(PLRegressor(), batches())
     assert trainer.log_dir == logger.log_dir == str(tmp_path / "lightning_logs" / "version_0")
 
 
