@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import tensorboardX
 from tensorboard import context as tb_context
+from tensorboard.compat.proto import summary_pb2 as tb_summary_pb2
 from tensorboard.plugins.hparams import plugin_data_pb2 as tb_hparams_pb2
 
 from summarylib.compat import torch as compat_torch
@@ -120,6 +121,7 @@ def test_write_to_disk_false_creates_nothing_and_still_checks(tmp_path):
     writer.add_text("t", "hello", 0)
     writer.add_hparams({"lr": 0.1}, {"hparam/acc": 0.5}, name="trial")
     writer.add_embedding(np.zeros((3, 2)), global_step=0)
+    writer.file_writer.add_summary(tb_summary_pb2.Summary(value=[{"tag": "raw", "simple_value": 1.0}]), 0)
     with pytest.raises(ValueError, match=r"^summarylib\.add_scalar: tag 'loss': argument 'scalar_value'"):
         writer.add_scalar("loss", [1.0, 2.0])
     writer.flush()
@@ -272,7 +274,7 @@ def test_global_writer_counts_steps_per_tag_and_is_shared(tmp_path, monkeypatch)
     writer.add_text("note", "hi")
     writer.add_text("note", "again")
     writer.add_image("img", np.zeros((3, 2, 2), np.float32))
-    assert writer.file_writer is not None
+    assert writer.file_writer.get_logdir() == str(tmp_path / "run")
     writer.close()
     assert read_scalars(str(tmp_path / "run")) == {
         ".": {"loss": [(0, 1.0), (1, 2.0), (2, 3.0)], "acc": [(0, 0.5)]}

@@ -95,8 +95,8 @@ class GlobalSummaryWriter:
 
     @property
     def file_writer(self) -> Any:
-        """The shared writer's `file_writer` (tensorboardX's attribute)."""
-        return getattr(self._writer(), "file_writer", self._writer())
+        """The shared writer's `file_writer`, reopened if closed (tensorboardX's attribute)."""
+        return self._writer()._get_file_writer()
 
     def close(self) -> None:
         """Write everything and close the files."""

@@ -41,7 +41,6 @@ from summarylib.compat.torch.writer import SummaryWriter as TorchSummaryWriter
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
 from summarylib.proto import summary_pb2
-from summarylib.writer.summary_writer import NoopSummaryWriter
 
 _COMET_DISABLED = {"disabled": True}
 _VIDEO_AXES = "NTCHW"
@@ -99,10 +98,10 @@ class SummaryWriter(TorchSummaryWriter):
         return self.log_dir
 
     def _open(self) -> Any:
-        """The run's writer; one that writes nothing when `write_to_disk=False`."""
+        """The run's writer; with `write_to_disk=False`, one that writes nothing, as the
+        ranks of a distributed job that do not write get."""
         if not self._write_to_disk:
-            self._writer = NoopSummaryWriter()
-            return self._writer
+            self._writes = False
         return super()._open()
 
     def add_hparams(  # type: ignore[override]
