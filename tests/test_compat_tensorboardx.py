@@ -49,6 +49,26 @@ def test_every_public_method_of_tensorboardx_has_tensorboardx_parameters():
         assert parameters(ours[name]) == parameters(signature), name
 
 
+# tensorboardX's public instance attributes ours does not have, each with its reason.
+ATTRIBUTES_LEFT_OUT = {
+    "scalar_dict": "tensorboardX keeps add_scalars values in memory; export_scalars_to_json reads them back",
+    "kwargs": "tensorboardX's extra FileWriter arguments: its FileWriter takes none; ours raises TypeError",
+}
+
+
+def test_every_public_attribute_of_tensorboardx_is_there(tmp_path):
+    theirs = tensorboardX.SummaryWriter(str(tmp_path / "theirs"))
+    ours = SummaryWriter(str(tmp_path / "ours"))
+    names = {name for name in vars(theirs) if not name.startswith("_")} - set(ATTRIBUTES_LEFT_OUT)
+    assert {name for name in names if not hasattr(ours, name)} == set()
+    assert ours.default_bins == pytest.approx(theirs.default_bins)
+    assert ours.file_writer.get_logdir() == ours.logdir == str(tmp_path / "ours")
+    assert list(ours.all_writers) == [ours.logdir]
+    theirs.close()
+    ours.close()
+    assert ours.file_writer is theirs.file_writer is None
+
+
 def test_the_signature_check_fails_when_a_method_differs():
     # torch's class differs from tensorboardX's (add_hparams, add_scalar, ...): the check sees it.
     theirs, torch_ones = (

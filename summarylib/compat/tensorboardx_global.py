@@ -8,7 +8,8 @@ process's writer, creating it (in `runs/<time>_<host>`) on the first call.
 Unlike tensorboardX, the counters are guarded by a thread lock and live in this process:
 tensorboardX shares them between processes through a `multiprocessing.Manager` (a server
 process per counter dict, started by every instance); a forked child here counts on from
-the parent's values in its own copy.
+the parent's values in its own copy. `coalesce_process` is accepted and, as in
+tensorboardX 2.6, does nothing.
 """
 
 from __future__ import annotations
