@@ -18,7 +18,7 @@ from tensorboard.plugins.hparams import plugin_data_pb2 as tb_hparams_pb2
 
 from summarylib.compat import torch as compat_torch
 from summarylib.compat.tensorboardX import GlobalSummaryWriter, SummaryWriter
-from tests.tensorboard_data import provider_for, read_blob_sequences, read_scalars
+from tests.tensorboard_data import provider_for, read_blob_sequences, read_scalars, read_tensors
 
 # tensorboardX's public methods ours leaves out or spells differently, each with its reason.
 NOT_FOLLOWED = {
@@ -284,21 +284,30 @@ def test_left_out_methods_raise_not_implemented_naming_themselves(tmp_path, meth
         getattr(writer, method)("model.file")
 
 
-def test_global_writer_counts_steps_per_tag_and_is_shared(tmp_path, monkeypatch):
+def test_global_writer_counts_steps_per_tag_as_tensorboardx_and_is_shared(tmp_path, monkeypatch):
     import summarylib.compat.tensorboardx_global as global_module
 
-    writer = GlobalSummaryWriter(str(tmp_path / "run"))
-    for value in (1.0, 2.0, 3.0):
-        writer.add_scalar("loss", value)
-    writer.add_scalar("acc", 0.5)
-    writer.add_text("note", "hi")
-    writer.add_text("note", "again")
-    writer.add_image("img", np.zeros((3, 2, 2), np.float32))
-    assert writer.file_writer.get_logdir() == str(tmp_path / "run")
-    writer.close()
+    for cls, root in (
+        (tensorboardX.GlobalSummaryWriter, tmp_path / "theirs"),
+        (GlobalSummaryWriter, tmp_path / "run"),
+    ):
+        writer = cls(str(root))
+        for value in (1.0, 2.0, 3.0):
+            writer.add_scalar("loss", value)
+        writer.add_scalar("acc", 0.5)
+        writer.add_text("note", "hi")
+        writer.add_text("note", "again")
+        writer.add_image("img", np.zeros((3, 2, 2), np.float32))
+        assert writer.file_writer.get_logdir() == str(root)
+        writer.close()
+    assert read_scalars(str(tmp_path / "run")) == read_scalars(str(tmp_path / "theirs"))
     assert read_scalars(str(tmp_path / "run")) == {
         ".": {"loss": [(0, 1.0), (1, 2.0), (2, 3.0)], "acc": [(0, 0.5)]}
     }
+    ours_text, theirs_text = (read_tensors(str(tmp_path / name), "text") for name in ("run", "theirs"))
+    assert [(step, text.tolist()) for step, text in ours_text["."]["note/text_summary"]] == [
+        (step, text.tolist()) for step, text in theirs_text["."]["note/text_summary"]
+    ]
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(global_module, "_writer", None)
     shared = GlobalSummaryWriter.getSummaryWriter()
