@@ -239,6 +239,12 @@ def test_use_metadata_sets_the_step_and_walltime_of_enclosed_calls(tmp_path):
         writer.add_scalar("after", 2.0)
         with pytest.raises(ValueError, match="global_step or walltime"), writer.use_metadata():
             pass
+        bad_step = pytest.raises(TypeError, match=r"^summarylib\.use_metadata: argument 'global_step'")
+        with bad_step, writer.use_metadata(global_step="x"):
+            pass
+        nested = pytest.raises(ValueError, match="enclosing")
+        with writer.use_metadata(global_step=1), nested, writer.use_metadata(walltime=5.0):
+            pass
     values = {value.tag: (value.step, value.wall_time) for value in iter_values(str(tmp_path))}
     assert values["loss"] == (7, 1000.5) and values["note/text_summary"] == (7, 1000.5)
     assert values["acc"] == (9, 1000.5) and values["after"][0] == 0 and values["after"][1] > 1000.5

@@ -80,7 +80,7 @@ class SummaryWriter(TorchSummaryWriter):
                 stacklevel=2,
             )
         self._write_to_disk = bool(write_to_disk)
-        self._metadata: dict[str, Any] | None = None  # use_metadata's defaults
+        self._in_metadata_block = False  # inside use_metadata: add_scalar takes the general path
         self._exported: dict[str, int] = {}  # add_scalars series: values exported so far
         super().__init__(
             logdir if logdir is not None else log_dir,
@@ -127,7 +127,7 @@ class SummaryWriter(TorchSummaryWriter):
     ) -> None:
         """Write one scalar (torch's `simple_value` event); a `display_name` or
         `summary_description` goes into the value's metadata, as tensorboardX writes it."""
-        if display_name is _NO_TEXT and summary_description is _NO_TEXT and self._metadata is None:
+        if display_name is _NO_TEXT and summary_description is _NO_TEXT and not self._in_metadata_block:
             # The common path, torch's event; any other "" takes the general path, same event.
             return _torch_add_scalar(self, tag, scalar_value, global_step, walltime)
         tag = self._tag("add_scalar", tag)
@@ -256,7 +256,7 @@ class SummaryWriter(TorchSummaryWriter):
     @contextlib.contextmanager
     def use_metadata(self, *, global_step: int | None = None, walltime: float | None = None) -> Iterator[Any]:
         """Inside the block, calls that give no `global_step` (or `walltime`) get these."""
-        if self._metadata is not None:
+        if self._in_metadata_block:
             raise op_error(
                 ValueError,
                 "use_metadata",
@@ -272,9 +272,9 @@ class SummaryWriter(TorchSummaryWriter):
                 "global_step",
                 "expected global_step or walltime, got neither",
             )
-        step = None if global_step is None else self._step("use_metadata", "<metadata>", global_step)
-        wall_time = None if walltime is None else self._wall_time("use_metadata", "<metadata>", walltime)
-        self._metadata = {"global_step": step, "walltime": wall_time}
+        step = None if global_step is None else self._step("use_metadata", None, global_step)  # type: ignore[arg-type]
+        wall_time = None if walltime is None else self._wall_time("use_metadata", None, walltime)
+        self._in_metadata_block = True
         # The defaults shadow the class's helpers on this instance only while the block
         # runs, so calls outside it pay nothing.
         class_step, class_wall_time, class_queue = type(self)._step, self._wall_time, self._queue
@@ -289,7 +289,7 @@ class SummaryWriter(TorchSummaryWriter):
             yield self
         finally:
             del self._step, self._wall_time, self._queue
-            self._metadata = None
+            self._in_metadata_block = False
 
     def add_onnx_graph(self, onnx_model_file: Any) -> None:  # type: ignore[override]
         """tensorboardX's ONNX graph import: not supported."""
