@@ -195,7 +195,7 @@ def test_from_imports_keep_their_local_names() -> None:
     source = "from tensorboardX import SummaryWriter\nfrom keras.callbacks import TensorBoard as TB\n"
     result = migrate_source(source)
     assert result.source == (
-        "from summarylib.compat.torch import SummaryWriter\n"
+        "from summarylib.compat.tensorboardX import SummaryWriter\n"
         "from summarylib.integrations.keras import TensorBoard as TB\n"
     )
 
@@ -218,7 +218,7 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
 def test_json_report(tmp_path: Path, capsys) -> None:
     assert main(["--json", str(PROGRAMS / "tbx_writer.py")]) == 0
     files = json.loads(capsys.readouterr().out)["files"]
-    assert files[0]["changes"][0]["after"] == "summarylib.compat.torch.SummaryWriter"
+    assert files[0]["changes"][0]["after"] == "summarylib.compat.tensorboardX.SummaryWriter"
     assert files[0]["diff"].startswith("--- a/")
 
 
@@ -308,3 +308,13 @@ def test_keras_train_step_summaries_are_traced_code_and_left() -> None:
     assert set(reasons) == {"14", "20", "24"}
     assert "train_step" in reasons["14"] and "symbolic" in reasons["20"]
     assert "default writer" in reasons["24"]
+
+
+def test_a_writer_move_lists_the_calls_the_drop_in_lacks_and_drops_the_unused_import() -> None:
+    result = migrate_file(PROGRAMS / "torch_surface.py", "compat")
+    assert "import torch.utils.tensorboard\n" not in result.source and "import torch\n" in result.source
+    reasons = {left.where.rpartition(":")[2]: left.reason for left in result.report.left}
+    assert set(reasons) == {"10", "11"}  # add_scalar(new_style=True) is accepted
+    assert "add_onnx_graph is not supported" in reasons["10"]
+    assert "add_scalar has no argument precision" in reasons["11"]
+    assert main([str(PROGRAMS / "torch_surface.py")]) == 1

@@ -11,8 +11,9 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
-from summarylib.migrate import tf1_loops
+from summarylib.migrate import surface, tf1_loops
 from summarylib.migrate.facts import Siblings, collect_facts
+from summarylib.migrate.imports import remove_unused_submodules
 from summarylib.migrate.report import FileReport
 from summarylib.migrate.rules import Rules
 from summarylib.migrate.transform import Migrator
@@ -59,4 +60,6 @@ def migrate_source(
         return MigrationResult(source, report)
     migrated = AddImportsVisitor(context).transform_module(migrated)
     migrated = RemoveImportsVisitor(context).transform_module(migrated)
+    migrated = remove_unused_submodules(migrated)
+    surface.check(migrated, report)
     return MigrationResult(migrated.code, report)

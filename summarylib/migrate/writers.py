@@ -7,6 +7,10 @@ from __future__ import annotations
 from summarylib.migrate.decisions import Decision, Move
 
 TORCH = "summarylib.compat.torch.SummaryWriter"
+TENSORBOARDX = "summarylib.compat.tensorboardX.SummaryWriter"
+TENSORBOARDX_GLOBAL = "summarylib.compat.tensorboardX.GlobalSummaryWriter"
+# The drop-in writer classes whose calls the file makes are checked (surface.check).
+DROP_IN_WRITERS = {TORCH, TENSORBOARDX, TENSORBOARDX_GLOBAL}
 KERAS = "summarylib.integrations.keras.TensorBoard"
 LIGHTNING = "summarylib.integrations.lightning.TensorBoardLogger"
 PYTORCH_LIGHTNING = "summarylib.integrations.pytorch_lightning.TensorBoardLogger"
@@ -14,8 +18,10 @@ PYTORCH_LIGHTNING = "summarylib.integrations.pytorch_lightning.TensorBoardLogger
 TARGETS = {
     "torch.utils.tensorboard.SummaryWriter": TORCH,
     "torch.utils.tensorboard.writer.SummaryWriter": TORCH,
-    "tensorboardX.SummaryWriter": TORCH,
-    "tensorboardX.writer.SummaryWriter": TORCH,
+    "tensorboardX.SummaryWriter": TENSORBOARDX,
+    "tensorboardX.writer.SummaryWriter": TENSORBOARDX,
+    "tensorboardX.GlobalSummaryWriter": TENSORBOARDX_GLOBAL,
+    "tensorboardX.global_writer.GlobalSummaryWriter": TENSORBOARDX_GLOBAL,
     "keras.callbacks.TensorBoard": KERAS,
     "keras.src.callbacks.TensorBoard": KERAS,
     "tensorflow.keras.callbacks.TensorBoard": KERAS,
@@ -27,7 +33,7 @@ TARGETS = {
     "pytorch_lightning.loggers.tensorboard.TensorBoardLogger": PYTORCH_LIGHTNING,
 }
 
-TORCH_IN_V2 = "--to v2 keeps torch-style writers on summarylib.compat.torch (their add_* methods are the API)"
+TORCH_IN_V2 = "--to v2 keeps torch-style writers on summarylib.compat (their add_* methods are the API)"
 
 
 def decide(qualified: str, to: str) -> Decision | None:
@@ -35,4 +41,4 @@ def decide(qualified: str, to: str) -> Decision | None:
     target = TARGETS.get(qualified)
     if target is None:
         return None
-    return Move(target, note=TORCH_IN_V2 if target == TORCH and to == "v2" else "")
+    return Move(target, note=TORCH_IN_V2 if target in DROP_IN_WRITERS and to == "v2" else "")
