@@ -289,6 +289,22 @@ def test_a_failing_conversion_keeps_the_objects_own_error_as_cause(logdir):
     writer.close()
 
 
+def test_a_list_of_tensors_that_require_grad_is_an_error_in_the_one_shape(logdir):
+    """numpy cannot convert such a list (torch refuses .numpy() on each element): the
+    error names op, tag and argument and keeps torch's as its cause."""
+    writer = sl.create_file_writer(logdir)
+    with writer.as_default(step=1):
+        sl.scalar("before", 1.0)
+        with pytest.raises(
+            TypeError, match=r"^summarylib\.histogram: tag 'h': argument 'data': expected"
+        ) as raised:
+            sl.histogram("h", [torch.zeros(2, requires_grad=True)] * 2)
+        assert isinstance(raised.value.__cause__, RuntimeError)
+        sl.scalar("after", 2.0)
+    writer.close()
+    assert sorted(read_scalars(logdir)["."]) == ["after", "before"]
+
+
 def test_a_long_tag_is_cut_in_the_message(logdir):
     tag = "x" * 100_000 + "\ud800"
     writer = sl.create_file_writer(logdir)

@@ -42,6 +42,15 @@ def as_array(op: str, tag: str, argument: str, data: Any) -> np.ndarray:
             return _writable_precision(np.asarray(data))
         except (ValueError, OverflowError) as error:  # ragged nested lists, ints beyond int64 mixed
             raise op_error(ValueError, op, tag, argument, f"cannot make an array of it: {error}") from None
+        except Exception as error:  # elements that refuse: tensors requiring grad, a failing __array__
+            raise wrapped_error(
+                TypeError,
+                op,
+                tag,
+                argument,
+                f"expected an array-like, got a {type(data).__name__} of elements numpy cannot convert",
+                error,
+            ) from error
     if _is_bfloat16(data):
         data = _call(op, tag, argument, data, "float")
     errors = []
