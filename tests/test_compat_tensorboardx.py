@@ -264,13 +264,12 @@ def test_export_scalars_to_json_reads_the_add_scalars_series_back(tmp_path):
     for name in ("first.json", "second.json"):
         theirs = json.loads((tmp_path / "theirs" / name).read_text())
         ours = json.loads((tmp_path / "ours" / name).read_text())
-        # tensorboardX keys a series by its FileWriter's logdir; ours by the run's directory.
-        theirs = {os.path.relpath(key, tmp_path / "theirs"): value for key, value in theirs.items()}
-        ours = {os.path.relpath(key, tmp_path / "ours"): value for key, value in ours.items()}
-        assert sorted(map(sorted, ours.values())) == sorted(map(sorted, theirs.values())), name
-        assert len(ours) == len(theirs)
+        # Keyed by each series' run directory, as tensorboardX names it (<logdir>/<main_tag>/<name>).
+        theirs = {os.path.relpath(key, tmp_path / "theirs"): sorted(value) for key, value in theirs.items()}
+        ours = {os.path.relpath(key, tmp_path / "ours"): sorted(value) for key, value in ours.items()}
+        assert ours == theirs, name
     first = json.loads((tmp_path / "ours" / "first.json").read_text())
-    assert first[os.path.join(str(tmp_path / "ours"), "loss_train")] == [
+    assert first[os.path.join(str(tmp_path / "ours"), "loss", "train")] == [
         [100.0, 0, 0.0],
         [101.0, 1, 1.5],
         [102.0, 2, 3.0],

@@ -151,10 +151,15 @@ class SummaryWriter(TorchSummaryWriter):
         series' runs for `export_scalars_to_json`."""
         super().add_scalars(main_tag, tag_scalar_dict, global_step, walltime)
         if self._write_to_disk:
-            prefix = f"{main_tag.replace('/', '_')}_"
             for name in tag_scalar_dict:
-                run = check_run_name("add_scalars", main_tag, "tag_scalar_dict", prefix + str(name))
-                self._exported.setdefault(f"{self.log_dir}/{run}", 0)
+                self._exported.setdefault(self._series_logdir(main_tag, name), 0)
+
+    def _series_logdir(self, main_tag: str, name: Any) -> str:
+        """The run of `add_scalars` series `name` of `main_tag`, as tensorboardX names it:
+        `<logdir>/<main_tag>/<name>` (torch's writer joins them with '_'), checked to stay
+        inside the log dir."""
+        run = check_run_name("add_scalars", main_tag, "tag_scalar_dict", f"{main_tag}/{name}")
+        return f"{self.log_dir}/{run}"
 
     def export_scalars_to_json(self, path: str) -> None:
         """Write the `add_scalars` values logged since the last export to `path`, as

@@ -113,16 +113,21 @@ class ScalarMethods(WriterCore):
             )
         step = self._step("add_scalars", main_tag, global_step)
         wall_time = self._wall_time("add_scalars", main_tag, walltime)
-        prefix = f"{main_tag.replace('/', '_')}_"
-        runs = []
-        for name, value in tag_scalar_dict.items():
-            run = check_run_name("add_scalars", main_tag, "tag_scalar_dict", prefix + str(name))
-            runs.append((f"{self.log_dir}/{run}", scalar_float("add_scalars", main_tag, value)))
+        runs = [
+            (self._series_logdir(main_tag, name), scalar_float("add_scalars", main_tag, value))
+            for name, value in tag_scalar_dict.items()
+        ]
         if self._series is None:  # closed: reopen, as torch does
             self._open()
         submit, series = self._writer.submit, self._series
         for run, value in runs:
             submit(series_event, (series, run, simple_value_event, (main_tag, value)), wall_time, step)
+
+    def _series_logdir(self, main_tag: str, name: Any) -> str:
+        """The run of `add_scalars` series `name` of `main_tag`, as torch names it:
+        `<log_dir>/<main_tag with '/' as '_'>_<name>`, checked to stay inside the log dir."""
+        run = f"{main_tag.replace('/', '_')}_{name}"
+        return f"{self.log_dir}/{check_run_name('add_scalars', main_tag, 'tag_scalar_dict', run)}"
 
     def add_tensor(
         self, tag: str, tensor: Any, global_step: int | None = None, walltime: float | None = None
