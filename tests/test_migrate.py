@@ -318,3 +318,25 @@ def test_a_writer_move_lists_the_calls_the_drop_in_lacks_and_drops_the_unused_im
     assert "add_onnx_graph is not supported" in reasons["10"]
     assert "add_scalar has no argument precision" in reasons["11"]
     assert main([str(PROGRAMS / "torch_surface.py")]) == 1
+
+
+@pytest.mark.parametrize("name", ["colab_form.ipynb", "future_cell.ipynb"])
+def test_a_notebook_keeps_its_json_style_and_changes_only_the_cells_it_migrates(name: str) -> None:
+    path = PROGRAMS / name
+    before, after = path.read_text(), migrate_file(path, "compat").source
+    assert after.endswith("\n") == before.endswith("\n")
+    old, new = json.loads(before), json.loads(after)
+    assert list(new) == list(old) and new["metadata"] == old["metadata"]
+    changed_lines = set()
+    for cell_before, cell_after in zip(old["cells"], new["cells"], strict=True):
+        source = "".join(cell_before["source"])
+        if source != "".join(cell_after["source"]):
+            assert "".join(cell_after["source"]).endswith("\n") == source.endswith("\n")
+            assert not source.lstrip().startswith("#@title")
+            changed_lines |= {json.dumps(line) for line in cell_before["source"]}
+    # Everything else prints back byte for byte: the diff removes only changed cells' lines.
+    diff = migrated_diff(name, "compat").splitlines()[2:]
+    removed = [line[1:].strip().rstrip(",") for line in diff if line.startswith("-")]
+    assert removed and set(removed) <= changed_lines, removed
+    code = notebook_script(after)
+    assert code.index("import summarylib\n") > code.find("from __future__")

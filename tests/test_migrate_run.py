@@ -137,7 +137,7 @@ def test_the_command_over_the_whole_corpus(migrated: dict, tmp_path: Path, capsy
         if "LEFT" in line
     )
     assert "decided: TF 1.x graph code" in report and "decided: TF 1.x eager-style code" in report
-    assert report.rstrip().endswith("15 files, 46 changes, 8 calls left for a person, 0 not parsed")
+    assert report.rstrip().endswith("17 files, 50 changes, 8 calls left for a person, 0 not parsed")
     # --to v2: TF 1.x eager-style loops move where mechanical; the rest is listed with its reason.
     v2_report = (migrated["v2"].parent / "report.txt").read_text()
     assert "--to v2: each merge_all loop moves to the v2 API" in v2_report
@@ -168,3 +168,22 @@ def test_a_tf1_logger_building_histogram_protos_runs_migrated(migrated: dict, tm
     assert [e.step for e in events] == [0, 1, 2]
     assert [e.histogram_value.max for e in events] == [9.0, 18.0, 27.0]
     assert events[2].histogram_value.num == 10
+
+
+@pytest.mark.parametrize(("name", "step", "value"), [("colab_form", 0, 0.5), ("future_cell", 1, 0.25)])
+def test_a_migrated_notebook_runs_without_tensorflow(
+    migrated: dict, tmp_path: Path, name: str, step: int, value: float
+) -> None:
+    """The imports went where the notebook runs them (not into the form cell, not above
+    `from __future__`): its cells as one script run and write the scalar TensorBoard reads."""
+    from tensorboard.backend.event_processing import event_accumulator
+    from tensorboard.util import tensor_util
+
+    script = notebook_script((migrated["compat"] / f"{name}.ipynb").read_text())
+    assert "tensorflow" not in script
+    env = dict(os.environ, LOGDIR=str(tmp_path))
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=tmp_path)
+    accumulator = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"tensors": 0})
+    accumulator.Reload()
+    events = accumulator.Tensors("loss")
+    assert [(e.step, float(tensor_util.make_ndarray(e.tensor_proto))) for e in events] == [(step, value)]

@@ -1,7 +1,10 @@
 """Migrate the code cells of a notebook as one module (an import in one cell serves the
 others), then put each cell's code back. IPython magics and shell lines (`%...`, `!...`) are
 masked as placeholder statements while libcst parses, and restored as they were; a cell
-magic (`%%...`) keeps its cell out of the migration."""
+magic (`%%...`) keeps its cell out of the migration. The notebook is written back in its own
+JSON style (indent, escapes, final newline), so the diff shows only the changed cells; added
+imports go, one a line, into the first code cell that is not a Colab form (`#@title`), after
+its `from __future__` imports."""
 
 from __future__ import annotations
 
@@ -14,6 +17,8 @@ CELL = "__summarylib_migrate_cell__({})"
 MAGIC = "__summarylib_migrate_magic__({})"
 _CELL = re.compile(r"^__summarylib_migrate_cell__\((\d+)\)$")
 _MAGIC = re.compile(r"^(\s*)__summarylib_migrate_magic__\((\d+)\)$")
+_FORM = re.compile(r"^\s*#\s*@title")
+_FUTURE = re.compile(r"^from\s+__future__\s+import\b")
 
 
 def _mask(source: str, magics: list[str]) -> str:
@@ -36,17 +41,42 @@ def _unmask(lines: list[str], magics: list[str]) -> str:
     return "\n".join(out)
 
 
-def _cell_lines(code: str, count: int) -> list[list[str]]:
-    """The lines of each cell; lines before the first marker (added imports) go to cell 0."""
+def _cell_lines(code: str, count: int) -> tuple[list[str], list[list[str]]]:
+    """The lines before the first marker (added imports, blank lines dropped), and each cell's."""
+    added: list[str] = []
     cells: list[list[str]] = [[] for _ in range(count)]
-    current = 0
+    current: list[str] = added
     for line in code.splitlines():
         match = _CELL.match(line)
         if match:
-            current = int(match.group(1))
+            current = cells[int(match.group(1))]
         else:
-            cells[current].append(line)
-    return cells
+            current.append(line)
+    return [line for line in added if line.strip()], cells
+
+
+def _insert_imports(lines: list[str], imports: list[str]) -> list[str]:
+    """`lines` with `imports` after its leading comments, blank lines and `from __future__`."""
+    at = 0
+    for position, line in enumerate(lines):
+        if _FUTURE.match(line):
+            at = position + 1
+        elif line.strip() and not line.lstrip().startswith("#"):
+            break
+    return [*lines[:at], *imports, *lines[at:]]
+
+
+def _is_form(source: str) -> bool:
+    """Whether a cell is a Colab form (its first line `#@title ...`): code must not go into it."""
+    return bool(_FORM.match(source.lstrip("\n")))
+
+
+def _dump(notebook: dict, original: str) -> str:
+    """`notebook` as JSON in the style of `original`: its indent, escapes and final newline."""
+    lines = original.splitlines()
+    indent = len(lines[1]) - len(lines[1].lstrip(" ")) if len(lines) > 1 else None
+    text = json.dumps(notebook, indent=indent, ensure_ascii="\\u" in original)
+    return text + "\n" if original.endswith("\n") else text
 
 
 def _where(line: int, starts: list[tuple[int, int]]) -> str:
@@ -79,10 +109,16 @@ def migrate_notebook(text: str, path: str, to: str = "compat") -> MigrationResul
         entry.where = report.where(_where(location, starts))
     if not result.changed:
         return MigrationResult(text, report)
-    per_cell = _cell_lines(result.source, len(cells))
-    # Imports added before the first marker belong to the first migrated cell.
-    per_cell[code_cells[0]] = per_cell[0] + per_cell[code_cells[0]] if code_cells[0] else per_cell[0]
+    added, per_cell = _cell_lines(result.source, len(cells))
+    sources = {index: "".join(cells[index]["source"]) for index in code_cells}
+    home = next((i for i in code_cells if not _is_form(sources[i])), code_cells[0])
+    per_cell[home] = _insert_imports(per_cell[home], added)
     for index in code_cells:
         code = _unmask(per_cell[index], magics)
-        cells[index]["source"] = code.splitlines(keepends=True)
-    return MigrationResult(json.dumps(notebook, indent=1, ensure_ascii=False) + "\n", report)
+        if code == sources[index].rstrip("\n") and sources[index].endswith("\n"):
+            code = sources[index]
+        elif sources[index].endswith("\n"):
+            code += "\n"
+        if code != sources[index]:
+            cells[index]["source"] = code.splitlines(keepends=True)
+    return MigrationResult(_dump(notebook, text), report)
