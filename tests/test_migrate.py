@@ -23,6 +23,7 @@ GOLDEN = CORPUS / "golden"
 NAMES = sorted(p.name for p in PROGRAMS.iterdir() if p.suffix in (".py", ".ipynb"))
 CASES = [(name, "compat") for name in NAMES] + [
     ("contrib_eager.py", "v2"),
+    ("contrib_global_step.py", "v2"),
     ("tf1_eager_kept.py", "v2"),
     ("tf1_eager_style.py", "v2"),
     ("torch_writer.py", "v2"),
@@ -340,3 +341,14 @@ def test_a_notebook_keeps_its_json_style_and_changes_only_the_cells_it_migrates(
     assert removed and set(removed) <= changed_lines, removed
     code = notebook_script(after)
     assert code.index("import summarylib\n") > code.find("from __future__")
+
+
+@pytest.mark.parametrize("to", ["compat", "v2"])
+def test_contrib_global_step_handed_to_tensorflow_stays_tensorflows_and_is_passed(to: str) -> None:
+    result = migrate_file(PROGRAMS / "contrib_global_step.py", to)
+    source = result.source
+    assert "global_step = tf.train.create_global_step()" in source
+    assert "summarylib.compat.contrib.get_or_create_global_step" not in source
+    assert "0.5 * i, step=tf.train.get_or_create_global_step())" in source
+    assert "weight, step=i)" in source
+    assert any("stays TensorFlow's" in style for style in result.report.styles)

@@ -110,11 +110,16 @@ class Facts:
     summary_op_line: int = 0  # first TF 2 spelling of a summary op (tf.summary.scalar...)
     writer: bool = False  # whether the file makes a summary writer
     unsure: str = ""  # why the file's summary ops are left (neither TF 1.x nor TF 2 for sure)
+    tf_global_step: str = ""  # TF's global step, when it must stay TF's (contrib.py passes it)
     foreign_proto: str = ""  # a TensorFlow proto without a summarylib equivalent ("line 3 uses ...")
 
     def in_traced(self, line: int) -> bool:
         """Whether `line` is inside a `tf.function` body."""
         return any(start <= line <= end for start, end in self.traced)
+
+
+GLOBAL_STEP_SYMBOLS = {"train.get_or_create_global_step", "train.create_global_step", "train.get_global_step"}
+HANDED_STEP_KEYWORDS = {"global_step", "step_counter"}
 
 
 class _FactsVisitor(cst.CSTVisitor):
@@ -124,6 +129,8 @@ class _FactsVisitor(cst.CSTVisitor):
         super().__init__()
         self.facts = Facts()
         self.summary_lines: list[int] = []
+        self.step_module = ""  # how the file spells TF's `train` module (`tf.train`)
+        self.step_kept = False  # TF's global step is created by create_global_step or handed to TF
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
@@ -160,6 +167,13 @@ class _FactsVisitor(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._reference(node)
 
+    def visit_Call(self, node: cst.Call) -> None:
+        func = import_qualified_name(self.get_metadata(QualifiedNameProvider, node.func, set())) or ""
+        if func.startswith("tensorflow.contrib.summary."):
+            return
+        if any(arg.keyword is not None and arg.keyword.value in HANDED_STEP_KEYWORDS for arg in node.args):
+            self.step_kept = True
+
     def visit_Name(self, node: cst.Name) -> None:
         self._reference(node)
 
@@ -179,6 +193,9 @@ class _FactsVisitor(cst.CSTVisitor):
         foreign = symbol in PROTO_MAKERS or (root.endswith("Proto") and root not in TF_PROTOS)
         if foreign and not self.facts.foreign_proto:
             self.facts.foreign_proto = f"line {line} uses {root}"
+        if symbol in GLOBAL_STEP_SYMBOLS and isinstance(node, cst.Attribute) and is_dotted(node):
+            self.step_module = self.step_module or cst.Module(body=[]).code_for_node(node.value)
+            self.step_kept = self.step_kept or symbol == "train.create_global_step"
         if symbol in SUMMARY_OPS and not self.facts.summary_op_line:
             self.facts.summary_op_line = line
         self.facts.writer = self.facts.writer or symbol in WRITERS
@@ -204,6 +221,8 @@ def collect_facts(wrapper: MetadataWrapper, siblings: Siblings | None = None) ->
     facts = visitor.facts
     traced = [line for line in visitor.summary_lines if facts.in_traced(line)]
     facts.traced_summary_line = traced[0] if traced else 0
+    if facts.uses_contrib and visitor.step_kept and visitor.step_module:
+        facts.tf_global_step = f"{visitor.step_module}.get_or_create_global_step()"
     if facts.summary_op_line and not (facts.tf1 or facts.writer or facts.traced):
         _decide_from_siblings(facts, siblings() if siblings else [])
     return facts

@@ -65,6 +65,8 @@ class Rules:
         decision = contrib.decide(qualified, self.facts, self.to, call)
         if decision is not None:
             self.styles.add(f"tf.contrib.summary code: moved to {self._contrib_target()}")
+            if self.facts.tf_global_step:
+                self.styles.add(contrib.STEP_KEPT_STYLE)
             return decision
         decision = tf2.decide(qualified, self.facts, line)
         if decision is not None:
