@@ -352,3 +352,21 @@ def test_contrib_global_step_handed_to_tensorflow_stays_tensorflows_and_is_passe
     assert "0.5 * i, step=tf.train.get_or_create_global_step())" in source
     assert "weight, step=i)" in source
     assert any("stays TensorFlow's" in style for style in result.report.styles)
+
+
+def test_tracing_keeps_the_default_writer_on_tensorflow_and_says_so() -> None:
+    result = migrate_file(PROGRAMS / "tf2_trace.py", "compat")
+    assert result.source == (PROGRAMS / "tf2_trace.py").read_text()
+    reasons = {left.where.rpartition(":")[2]: left.reason for left in result.report.left}
+    assert {"14", "15", "18", "19"} <= set(reasons)
+    assert "trace_on at line 15" in reasons["14"] and "trace_on at line 15" in reasons["19"]
+    assert any("stay on TensorFlow" in style for style in result.report.styles)
+    assert main([str(PROGRAMS / "tf2_trace.py")]) == 1
+
+
+def test_hparams_api_moves_with_the_writer() -> None:
+    result = migrate_file(PROGRAMS / "tf2_hparams.py", "compat")
+    assert "tensorboard" not in result.source and "tensorflow" not in result.source
+    assert 'summarylib.hparams.HParam("lr", summarylib.hparams.RealInterval(0.001, 0.1))' in result.source
+    assert "summarylib.hparams.hparams({HP_LR: lr, HP_OPT: opt})" in result.source
+    assert result.report.left == []

@@ -129,15 +129,22 @@ def test_programs_that_used_tf_only_for_summaries_no_longer_import_it(migrated: 
     assert not [m for m in modules if m.split(".")[0] in ("tensorflow", "torch", "tensorboardX")]
 
 
+# The corpus programs whose calls are left for a person, by design.
+LISTED = ("tf2_function.py", "keras_train_step.py", "torch_surface.py", "tf2_trace.py")
+
+
 def test_the_command_over_the_whole_corpus(migrated: dict, tmp_path: Path, capsys) -> None:
     report = (migrated["compat"].parent / "report.txt").read_text()
     assert "LEFT" in report and all(
-        any(name in line for name in ("tf2_function.py", "keras_train_step.py", "torch_surface.py"))
+        any(
+            name in line
+            for name in ("tf2_function.py", "keras_train_step.py", "torch_surface.py", "tf2_trace.py")
+        )
         for line in report.splitlines()
         if "LEFT" in line
     )
     assert "decided: TF 1.x graph code" in report and "decided: TF 1.x eager-style code" in report
-    assert report.rstrip().endswith("18 files, 54 changes, 8 calls left for a person, 0 not parsed")
+    assert report.rstrip().endswith("20 files, 64 changes, 12 calls left for a person, 0 not parsed")
     # --to v2: TF 1.x eager-style loops move where mechanical; the rest is listed with its reason.
     v2_report = (migrated["v2"].parent / "report.txt").read_text()
     assert "--to v2: each merge_all loop moves to the v2 API" in v2_report
@@ -151,7 +158,7 @@ def test_the_command_over_the_whole_corpus(migrated: dict, tmp_path: Path, capsy
     capsys.readouterr()
     assert main([str(migrated["compat"])]) == 1
     rerun = capsys.readouterr().out
-    assert "changed" not in rerun and rerun.count("LEFT") == 6
+    assert "changed" not in rerun and rerun.count("LEFT") == 10
 
 
 def test_a_tf1_logger_building_histogram_protos_runs_migrated(migrated: dict, tmp_path: Path) -> None:
@@ -187,3 +194,23 @@ def test_a_migrated_notebook_runs_without_tensorflow(
     accumulator.Reload()
     events = accumulator.Tensors("loss")
     assert [(e.step, float(tensor_util.make_ndarray(e.tensor_proto))) for e in events] == [(step, value)]
+
+
+def test_migrated_hparams_api_runs_without_tensorflow_and_writes_the_hparams(
+    migrated: dict, tmp_path: Path
+) -> None:
+    """hp.* moved with the writer: the program runs on summarylib alone, and each run holds the
+    hparams plugin's session start with its values, as TensorBoard reads it."""
+    from tensorboard.backend.event_processing import event_accumulator
+    from tensorboard.plugins.hparams import plugin_data_pb2
+
+    program = migrated["compat"] / "tf2_hparams.py"
+    subprocess.run([sys.executable, str(program), str(tmp_path)], check=True, cwd=tmp_path)
+    seen = {}
+    for run in ("run-0", "run-1"):
+        accumulator = event_accumulator.EventAccumulator(str(tmp_path / run))
+        accumulator.Reload()
+        content = accumulator.PluginTagToContent("hparams")["_hparams_/session_start_info"]
+        start = plugin_data_pb2.HParamsPluginData.FromString(content).session_start_info
+        seen[run] = (start.hparams["lr"].number_value, start.hparams["optimizer"].string_value)
+    assert seen == {"run-0": (0.01, "adam"), "run-1": (0.1, "sgd")}

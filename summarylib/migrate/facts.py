@@ -110,6 +110,7 @@ class Facts:
     summary_op_line: int = 0  # first TF 2 spelling of a summary op (tf.summary.scalar...)
     writer: bool = False  # whether the file makes a summary writer
     unsure: str = ""  # why the file's summary ops are left (neither TF 1.x nor TF 2 for sure)
+    trace_line: int = 0  # first tf.summary.trace_* use: the default writer stays TensorFlow's
     tf_global_step: str = ""  # TF's global step, when it must stay TF's (contrib.py passes it)
     foreign_proto: str = ""  # a TensorFlow proto without a summarylib equivalent ("line 3 uses ...")
 
@@ -196,6 +197,8 @@ class _FactsVisitor(cst.CSTVisitor):
         if symbol in GLOBAL_STEP_SYMBOLS and isinstance(node, cst.Attribute) and is_dotted(node):
             self.step_module = self.step_module or cst.Module(body=[]).code_for_node(node.value)
             self.step_kept = self.step_kept or symbol == "train.create_global_step"
+        if symbol.startswith("summary.trace_") and not self.facts.trace_line:
+            self.facts.trace_line = line
         if symbol in SUMMARY_OPS and not self.facts.summary_op_line:
             self.facts.summary_op_line = line
         self.facts.writer = self.facts.writer or symbol in WRITERS
@@ -223,7 +226,7 @@ def collect_facts(wrapper: MetadataWrapper, siblings: Siblings | None = None) ->
     facts.traced_summary_line = traced[0] if traced else 0
     if facts.uses_contrib and visitor.step_kept and visitor.step_module:
         facts.tf_global_step = f"{visitor.step_module}.get_or_create_global_step()"
-    if facts.summary_op_line and not (facts.tf1 or facts.writer or facts.traced):
+    if facts.summary_op_line and not (facts.tf1 or facts.writer or facts.traced or facts.trace_line):
         _decide_from_siblings(facts, siblings() if siblings else [])
     return facts
 

@@ -93,6 +93,11 @@ class Rules:
         return "summarylib.compat.contrib (--to compat)"
 
     def _tf2_style(self) -> str:
+        if self.facts.trace_line:
+            return (
+                f"TF 2 code that traces graphs (tf.summary.trace_on, line {self.facts.trace_line}): the "
+                "default writer and everything writing to it stay on TensorFlow"
+            )
         if self.facts.traced_summary_line:
             return (
                 f"TF 2 code with tf.summary in traced code (a tf.function or Keras train_step, line "

@@ -1,5 +1,8 @@
 """TF 2's `tf.summary` onto summarylib's v2 API, one name for one name: the signatures
-match, and tensors passed in stay as they are (summarylib converts them)."""
+match, and tensors passed in stay as they are (summarylib converts them). TensorBoard's
+hparams API (`tensorboard.plugins.hparams.api`) writes to the same default writer, so it moves
+with it, to summarylib.hparams. Where the default writer must stay TensorFlow's (tf.summary in
+a tf.function, or graph tracing with trace_on/trace_export), all of them stay, listed."""
 
 from __future__ import annotations
 
@@ -24,6 +27,16 @@ SAME_NAME = {
 }
 EXPERIMENTAL = {"get_step", "set_step", "write_raw_pb"}
 TRACE = {"trace_on", "trace_export", "trace_off"}
+HPARAMS_PREFIX = "tensorboard.plugins.hparams.api."
+HPARAMS_SAME = {"HParam", "Discrete", "IntInterval", "RealInterval", "Metric", "hparams", "hparams_config"}
+HPARAMS_KERAS = (
+    "hp.KerasCallback writes through TensorFlow's writer and has no summarylib equivalent: call "
+    "summarylib.hparams.hparams(...) inside the run's writer.as_default() instead"
+)
+KEPT_FOR_TRACE = (
+    "kept on TensorFlow because of tf.summary.trace_on at line {line}: trace_export writes the "
+    "traced graph to TensorFlow's default writer, so that writer and what writes to it stay"
+)
 
 TRACED_REASON = (
     "tf.summary inside a tf.function (or a Keras train_step/test_step/predict_step, which Keras "
@@ -40,8 +53,23 @@ TRACE_REASON = (
 )
 
 
+def _hparams(name: str, facts: Facts) -> Decision:
+    """The decision for a name of TensorBoard's hparams API."""
+    if facts.trace_line:
+        return Leave(KEPT_FOR_TRACE.format(line=facts.trace_line))
+    if facts.traced_summary_line:
+        return Leave(KEPT_FOR_TRACED.format(line=facts.traced_summary_line))
+    if name in HPARAMS_SAME:
+        return Move(f"summarylib.hparams.{name}")
+    if name == "KerasCallback":
+        return Leave(HPARAMS_KERAS)
+    return Leave(f"hp.{name} has no summarylib equivalent")
+
+
 def decide(qualified: str, facts: Facts, line: int) -> Decision | None:
     """The decision for a TF 2 `tf.summary` name, or None when `qualified` is not one."""
+    if qualified.startswith(HPARAMS_PREFIX):
+        return _hparams(qualified[len(HPARAMS_PREFIX) :], facts)
     rest = next((qualified[len(p) :] for p in PREFIXES if qualified.startswith(p)), None)
     if rest is None or (facts.tf1 and qualified.startswith("tensorflow.summary.")):
         return None
@@ -49,6 +77,8 @@ def decide(qualified: str, facts: Facts, line: int) -> Decision | None:
         return Leave(facts.unsure)
     if rest in TRACE:
         return Leave(TRACE_REASON.format(name=rest))
+    if facts.trace_line:
+        return Leave(KEPT_FOR_TRACE.format(line=facts.trace_line))
     if facts.traced_summary_line:
         if facts.in_traced(line):
             return Leave(TRACED_REASON)
