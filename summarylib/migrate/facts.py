@@ -245,17 +245,19 @@ def _decide_from_siblings(facts: Facts, siblings: list[tuple[str, Facts]]) -> No
 
 def sibling_facts(path: Path) -> list[tuple[str, Facts]]:
     """The facts of the other Python modules in `path`'s directory that parse."""
-    return [(name, facts) for name, facts in _directory_facts(path.parent) if name != path.name]
+    modules = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(path.parent.glob("*.py")))
+    return [(name, facts) for name, facts in _directory_facts(path.parent, modules) if name != path.name]
 
 
 @lru_cache(maxsize=16)
-def _directory_facts(directory: Path) -> tuple[tuple[str, Facts], ...]:
-    """The facts of each Python module in `directory` (parsed once per run of the command)."""
+def _directory_facts(directory: Path, modules: tuple[tuple[str, int], ...]) -> tuple[tuple[str, Facts], ...]:
+    """The facts of each module in `directory` (`modules`: names and modification times, so a
+    file rewritten in place is read again), parsed once per directory in a run."""
     found = []
-    for other in sorted(directory.glob("*.py")):
+    for name, _ in modules:
         try:
-            module = cst.parse_module(other.read_text(encoding="utf-8"))
+            module = cst.parse_module((directory / name).read_text(encoding="utf-8"))
         except (cst.ParserSyntaxError, UnicodeDecodeError):
             continue
-        found.append((other.name, collect_facts(MetadataWrapper(module))))
+        found.append((name, collect_facts(MetadataWrapper(module))))
     return tuple(found)
