@@ -3,7 +3,6 @@
 import sys
 
 import tensorflow as tf
-
 from model import build
 
 logdir = sys.argv[1]
