@@ -29,7 +29,8 @@ from summarylib.writer.series_files import SeriesFiles
 from summarylib.writer.summary_writer import NoopSummaryWriter
 from summarylib.writer.summary_writer import SummaryWriter as _Writer
 
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+# A step in this range and of type int is used as it is (the hot paths check it inline).
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 _MAX_CHECKED_TAGS = 65536  # the cache of checked tags is emptied when it grows past this
 
 
@@ -141,7 +142,7 @@ class WriterCore:
     @staticmethod
     def _step(op: str, tag: str, global_step: Any) -> int:
         """The event's step: `global_step`, or 0 when None (torch leaves it unset)."""
-        if type(global_step) is int and _INT64_MIN <= global_step <= _INT64_MAX:
+        if type(global_step) is int and INT64_MIN <= global_step <= INT64_MAX:
             return global_step
         return 0 if global_step is None else coerce_step(global_step, "global_step", op, tag)
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from summarylib.compat.legacy_scalar import simple_value_event
 from summarylib.compat.torch.checks import check_flag, check_run_name, check_wall_time
-from summarylib.compat.torch.core import WriterCore
+from summarylib.compat.torch.core import INT64_MAX, INT64_MIN, WriterCore
 from summarylib.ops import generic
 from summarylib.ops import scalar as scalar_encoding
 from summarylib.ops.convert import as_array, as_float
@@ -72,10 +72,14 @@ class ScalarMethods(WriterCore):
         double_precision: bool = False,
     ) -> None:
         """Write one scalar: a number, numpy scalar, or one-element array or tensor."""
+        # The common case (a str tag seen before, a float, an int64 step) costs no calls.
         if type(tag) is not str or tag not in self._checked_tags:
             tag = self._tag("add_scalar", tag)
-        value = scalar_float("add_scalar", tag, scalar_value)
-        step = self._step("add_scalar", tag, global_step)
+        value = scalar_value if type(scalar_value) is float else scalar_float("add_scalar", tag, scalar_value)
+        if type(global_step) is int and INT64_MIN <= global_step <= INT64_MAX:
+            step = global_step
+        else:
+            step = self._step("add_scalar", tag, global_step)
         if walltime is None:
             wall_time = _now()
         elif type(walltime) is float and walltime - walltime == 0.0:  # finite
