@@ -6,12 +6,19 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 from PIL import Image, ImageSequence
+from tensorboard.backend.event_processing import event_accumulator
 from tensorboard.plugins.hparams import api_pb2 as tb_hparams_pb2
 from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
+from summarylib.compat import legacy_histogram
 from summarylib.compat.torch import SummaryWriter
+from tests.hostile_values import examples
 from tests.hparams_data import hparams_records
 from tests.tensorboard_data import read_blob_sequences, read_scalars
 
@@ -153,3 +160,66 @@ def test_add_hparams_types_each_hparam_as_torch_does(tmp_path):
     assert infos["ours"]["trial"] == infos["torch"]["trial"]
     ((flag,),) = [infos["ours"]["flags"]]
     assert (flag.name, tb_hparams_pb2.DataType.Name(flag.type)) == ("amp", "DATA_TYPE_BOOL")
+
+
+# TF's buckets (bins="tensorflow") are found by a logarithm and a fix-up against the exact
+# limits, not a search: each value must land where the exact search puts it.
+_LIMITS = legacy_histogram.BUCKET_LIMITS
+
+
+def _searched_buckets(values: np.ndarray) -> np.ndarray:
+    """The bucket TF gives each value: the first limit greater than it, else the last."""
+    return np.minimum(np.searchsorted(_LIMITS, values, side="right"), _LIMITS.size - 1)
+
+
+def _next_to(limit: float, direction: float) -> float:
+    """The float next to `limit` towards `direction`; ±DBL_MAX itself where that is ±inf
+    (bucket_indices takes finite values: the writer leaves the others out)."""
+    with np.errstate(over="ignore"):
+        step = float(np.nextafter(limit, direction))
+    return step if np.isfinite(step) else limit
+
+
+_EDGE_VALUES = st.one_of(
+    st.sampled_from(_LIMITS.tolist()),  # on a limit: the next bucket
+    st.sampled_from(_LIMITS.tolist()).map(lambda v: _next_to(v, np.inf)),
+    st.sampled_from(_LIMITS.tolist()).map(lambda v: _next_to(v, -np.inf)),
+    st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 1e-300, -1e-300, 1e300, -1e300, 3.5e38, -3.5e38]),
+    st.floats(allow_nan=False, allow_infinity=False),  # any magnitude, tiny to huge
+    st.floats(-1e3, 1e3, width=32),
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(hnp.arrays(np.float64, st.integers(1, 50), elements=_EDGE_VALUES))
+def test_tensorflow_buckets_place_each_value_as_the_exact_search(values):
+    np.testing.assert_array_equal(legacy_histogram.bucket_indices(values), _searched_buckets(values))
+
+
+def test_tensorflow_buckets_of_every_limit_and_its_neighbours():
+    with np.errstate(over="ignore"):
+        edges = np.concatenate([_LIMITS, np.nextafter(_LIMITS, np.inf), np.nextafter(_LIMITS, -np.inf)])
+    edges = edges[np.isfinite(edges)]
+    np.testing.assert_array_equal(legacy_histogram.bucket_indices(edges), _searched_buckets(edges))
+
+
+def test_add_histogram_tensorflow_buckets_and_sums_as_tf_adds_them(tmp_path):
+    """Counts per exact bucket, sums added in order (not numpy's pairwise sum), min and
+    max, with NaN and Inf left out, as TensorBoard reads them back."""
+    rng = np.random.default_rng(7)
+    values = rng.normal(size=10_000) * 10.0 ** rng.uniform(-14, 22, size=10_000)
+    values[:5] = [np.nan, np.inf, -np.inf, 0.0, _LIMITS[900]]
+    with (
+        pytest.warns(RuntimeWarning, match="left out 3 NaN or infinite"),
+        SummaryWriter(str(tmp_path)) as writer,
+    ):
+        writer.add_histogram("h", values, 1)
+    accumulator = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"histograms": 0})
+    histo = accumulator.Reload().Histograms("h")[0].histogram_value
+    finite = values[np.isfinite(values)]
+    counts = np.bincount(_searched_buckets(finite), minlength=_LIMITS.size)
+    written = {limit: count for limit, count in zip(histo.bucket_limit, histo.bucket, strict=True) if count}
+    assert written == {_LIMITS[i]: counts[i] for i in np.flatnonzero(counts)}
+    assert sum(histo.bucket) == finite.size == histo.num
+    assert (histo.min, histo.max) == (finite.min(), finite.max())
+    assert histo.sum == np.cumsum(finite)[-1] and histo.sum_squares == np.cumsum(finite * finite)[-1]

@@ -39,13 +39,14 @@ def histogram_proto(values: np.ndarray) -> histogram_pb2.HistogramProto:
         proto.bucket_limit.append(_DBL_MAX)
         proto.bucket.append(0.0)
         return proto
-    ordered = np.sort(values)
-    proto.min = float(ordered[0])
-    proto.max = float(ordered[-1])
+    proto.min = float(values.min())
+    proto.max = float(values.max())
     proto.num = float(values.size)
-    proto.sum = float(np.cumsum(values)[-1])  # in order, as TF adds them
-    proto.sum_squares = float(np.cumsum(values * values)[-1])
-    counts = bucket_counts(ordered).astype(np.float64)
+    running = np.cumsum(values)  # in order, as TF adds them (numpy's sum is pairwise)
+    proto.sum = float(running[-1])
+    np.multiply(values, values, out=running)
+    proto.sum_squares = float(np.cumsum(running, out=running)[-1])
+    counts = bucket_counts(values).astype(np.float64)
     empty = counts == 0
     ends_empty_run = empty & np.append(~empty[1:], True)
     written = ~empty | ends_empty_run
@@ -54,12 +55,46 @@ def histogram_proto(values: np.ndarray) -> histogram_pb2.HistogramProto:
     return proto
 
 
-def bucket_counts(ordered: np.ndarray) -> np.ndarray:
-    """Values of sorted `ordered` per bucket: a value counts in the first bucket whose
-    limit is greater than it (the last bucket takes the rest), so bucket i holds the
-    values in [limit[i-1], limit[i]). Found by placing the ~1,550 limits among the
-    sorted values: ten times faster than placing each value among the limits."""
-    below = np.searchsorted(ordered, BUCKET_LIMITS, side="left")  # values < each limit
-    counts = np.diff(below, prepend=0)
-    counts[-1] += ordered.size - below[-1]
-    return counts
+_ZERO = BUCKET_LIMITS.size // 2  # the index of the limit 0
+_POSITIVE = _ZERO - 1  # positive limits below DBL_MAX: 1e-12 * 1.1**j for j < _POSITIVE
+_LAST = BUCKET_LIMITS.size - 1
+_PREVIOUS_LIMITS = np.append(-np.inf, BUCKET_LIMITS[:-1])  # limit i - 1 at i, one gather less
+
+
+def bucket_indices(values: np.ndarray) -> np.ndarray:
+    """The bucket of each finite float64 value: the first limit greater than it (the last
+    bucket takes the rest), `np.searchsorted(BUCKET_LIMITS, values, "right")` capped at
+    the last bucket, in O(n) without a search.
+
+    The positive limits are 1e-12 * 1.1**j, so `j = floor(log(|x| / 1e-12) / log(1.1))`
+    is the last one at most |x|: x > 0 goes to the limit after it, x < 0 to -limit[j].
+    Only values within rounding of a limit can be placed one off (the limits were built
+    by repeated multiplication, and the logarithm here is float32's, ten times faster):
+    one comparison with the exact limit on each side moves those to their bucket."""
+    with np.errstate(over="ignore"):  # past float32's range: inf, the top bucket's guess
+        signed = values.astype(np.float32)
+    steps = np.abs(signed)
+    with np.errstate(over="ignore", divide="ignore"):  # log(0) = -inf: the bottom guess
+        steps *= np.float32(1e12)
+        np.log(steps, out=steps)
+    steps *= np.float32(1 / np.log(1.1))
+    np.floor(steps, out=steps)
+    # |x| < 1e-12 is j = -1; the guess stays off the outermost limits, the fix-up reaches them
+    np.clip(steps, -1, _POSITIVE - 2, out=steps)
+    steps += np.float32(1.5)
+    # x >= 0: _ZERO + 2 + j; x < 0: _ZERO - 1 - j (-0.0 lands on 0 and is moved up below)
+    np.copysign(steps, signed, out=steps)
+    steps += np.float32(_ZERO + 0.5)
+    guess = steps.astype(np.intp)
+    up = np.take(BUCKET_LIMITS, guess) <= values
+    moves = up.view(np.int8)
+    moves -= (np.take(_PREVIOUS_LIMITS, guess) > values).view(np.int8)
+    guess += moves
+    return guess
+
+
+def bucket_counts(values: np.ndarray) -> np.ndarray:
+    """Values of finite `values` (any order) per bucket: a value counts in the first
+    bucket whose limit is greater than it (the last bucket takes the rest), so bucket i
+    holds the values in [limit[i-1], limit[i])."""
+    return np.bincount(bucket_indices(values), minlength=BUCKET_LIMITS.size)
