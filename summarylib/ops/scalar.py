@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import operator
 import struct
+from collections.abc import Callable
 
 import numpy as np
 
@@ -108,44 +110,67 @@ def _event_rows(
     return rows
 
 
+Around = Callable[..., tuple[bytes, bytes]]
+_VALUE = operator.itemgetter(1)  # an item's value, in its arguments
+_REST = operator.itemgetter(slice(2, None))  # its arguments after the value
+
+
 def scalar_events(
     items: list[tuple[float, int, tuple[str, float, str | None]]],
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Many scalar events at once (the batch form of scalar_event): `(positions, rows)`
     pairs, the rows holding the events of `items[positions]`, byte for byte."""
-    by_tag: dict[str, tuple[list, list, list, list, list]] = {}
-    for position, (wall_time, step, (tag, value, description)) in enumerate(items):
+    return batch_events(items, _around_value, scalar_event)
+
+
+def batch_events(
+    items: list[tuple[float, int, tuple]], around: Around, make_event: Callable[..., bytes]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The batch form of an event maker whose events are `wall_time, step, before, the
+    float32 value, after`, for items whose args are `(tag, value, *rest)`:
+    `around(tag, *rest)` gives `(before, after)`. Events that need another head (a zero
+    or negative step or wall time) are made one by one by `make_event`."""
+    by_tag: dict[str, tuple[list, list, list, list]] = {}
+    for position, (wall_time, step, args) in enumerate(items):
+        tag = args[0]
         columns = by_tag.get(tag)
         if columns is None:
-            columns = by_tag[tag] = ([], [], [], [], [])
+            columns = by_tag[tag] = ([], [], [], [])
         columns[0].append(position)
         columns[1].append(wall_time)
         columns[2].append(step)
-        columns[3].append(value)
-        columns[4].append(description)
+        columns[3].append(args)
     groups = []
     for tag, columns in by_tag.items():
-        groups += _tag_rows(tag, *columns)
+        groups += _tag_rows(tag, *columns, around, make_event)
     return groups
 
 
 def _tag_rows(
-    tag: str, positions: list, walls: list, steps: list, values: list, descriptions: list
+    tag: str,
+    positions: list,
+    walls: list,
+    steps: list,
+    arguments: list,
+    around: Around,
+    make_event: Callable[..., bytes],
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The events of one tag as `(positions, rows)`: one pair per stretch of equal
-    description and step varint length."""
+    arguments after the value (a description) and step varint length."""
     positions_array = np.array(positions, np.intp)
     walls_array = np.array(walls, np.float64)
     steps_array = np.array(steps, np.int64)
-    values_array = np.array(values, np.float64)
+    values_array = np.array(list(map(_VALUE, arguments)), np.float64)
     lengths = np.where((walls_array > 0) & (steps_array > 0), _varint_lengths(steps_array), 0)
     changes = set((np.flatnonzero(np.diff(lengths)) + 1).tolist())
-    changes.update(i for i in range(1, len(descriptions)) if descriptions[i] != descriptions[i - 1])
+    rests = list(map(_REST, arguments))
+    if rests.count(rests[0]) != len(rests):  # descriptions that change
+        changes.update(i for i in range(1, len(rests)) if rests[i] != rests[i - 1])
     groups = []
     for start, end in itertools.pairwise([0, *sorted(changes), len(lengths)]):
-        length, description = int(lengths[start]), descriptions[start]
+        length, rest = int(lengths[start]), rests[start]
         if length:
-            before, after = _around_value(tag, description)
+            before, after = around(tag, *rest)
             part = slice(start, end)
             rows = _event_rows(
                 walls_array[part], steps_array[part], values_array[part], length, before, after
@@ -153,7 +178,7 @@ def _tag_rows(
             groups.append((positions_array[part], rows))
             continue
         for index in range(start, end):  # zero or negative steps or wall times: one by one
-            event = scalar_event(walls[index], steps[index], tag, values[index], description)
+            event = make_event(walls[index], steps[index], *arguments[index])
             groups.append((positions_array[index : index + 1], np.frombuffer(event, np.uint8).reshape(1, -1)))
     return groups
 
