@@ -1,5 +1,5 @@
 """compat.torch add_scalar's simple_value events are encoded in batches by the writer's
-thread (compat/torch/scalars.py simple_value_events): the batch must give the bytes the
+thread (compat/legacy_scalar.py simple_value_events): the batch must give the bytes the
 one-by-one maker gives, in queue order, and TensorBoard must read every event back."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tensorboard.backend.event_processing import event_accumulator
 
-from summarylib.compat.legacy_scalar import simple_value_event
+from summarylib.compat.legacy_scalar import simple_value_event, simple_value_events
 from summarylib.compat.torch import SummaryWriter
-from summarylib.compat.torch.scalars import simple_value_events
 from summarylib.writer import records
 from summarylib.writer.event_codec import BATCH_MAKERS
 

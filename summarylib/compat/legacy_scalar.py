@@ -4,7 +4,7 @@ tensorboardX's `add_scalar` (their default, v1 style).
 An event is `Event{wall_time, step, summary: {value: [{tag, simple_value}]}}` with no
 metadata, the float32 value in a fixed32 field. The bytes around the value depend only
 on the tag and are built once per tag; the result is byte for byte what the generated
-code serializes (tests/test_compat_torch_scalars.py proves it), so third-party readers
+code serializes (tests/test_scalar_batches.py and the compat.torch tests prove it), so third-party readers
 such as TensorBoard's `EventAccumulator.Scalars()` read it as they read torch's files.
 """
 
@@ -13,8 +13,11 @@ from __future__ import annotations
 import functools
 import struct
 
+import numpy as np
+
+from summarylib.ops import scalar as scalar_encoding
 from summarylib.ops.scalar import float32_bytes
-from summarylib.writer.event_codec import event_head, length_delimited, varint
+from summarylib.writer.event_codec import BATCH_MAKERS, event_head, length_delimited, varint
 
 _FLOAT32 = struct.Struct("<f")
 _WALL_TIME = struct.Struct("<Bd")  # Event.wall_time's key, then the double
@@ -47,3 +50,20 @@ def simple_value_event(wall_time: float, step: int, tag: str, value: float) -> b
     if wall_time > 0 and 0 < step < 0x80:  # the usual case early in a run, without calls
         return b"".join((_WALL_TIME.pack(9, wall_time), b"\x10", bytes((step,)), _before_value(tag), packed))
     return b"".join((event_head(wall_time, step), _before_value(tag), packed))
+
+
+def _around_simple_value(tag: str) -> tuple[bytes, bytes]:
+    """The bytes of a simple_value event before and after its value (nothing after)."""
+    return _before_value(tag), b""
+
+
+def simple_value_events(
+    items: list[tuple[float, int, tuple[str, float]]],
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Many `simple_value_event`s at once, byte for byte (see ops.scalar.batch_events):
+    add_scalar's events are encoded by the writer's thread with numpy, as the v2 op's
+    are, not one by one (2.1 -> 0.7 µs of its time each)."""
+    return scalar_encoding.batch_events(items, _around_simple_value, simple_value_event)
+
+
+BATCH_MAKERS[simple_value_event] = simple_value_events

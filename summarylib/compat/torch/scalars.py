@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.compat.legacy_scalar import _before_value, simple_value_event
+from summarylib.compat.legacy_scalar import simple_value_event
 from summarylib.compat.torch.checks import check_flag, check_run_name, check_wall_time
 from summarylib.compat.torch.core import INT64_MAX, INT64_MIN, WriterCore
 from summarylib.ops import generic
@@ -31,7 +31,6 @@ from summarylib.ops import scalar as scalar_encoding
 from summarylib.ops.convert import as_array, as_float
 from summarylib.ops.errors import op_error
 from summarylib.proto import summary_pb2
-from summarylib.writer.event_codec import BATCH_MAKERS
 from summarylib.writer.series_files import series_event
 
 _SCALARS_METADATA = scalar_encoding.create_metadata().SerializeToString()
@@ -39,23 +38,6 @@ _TENSOR_METADATA = summary_pb2.SummaryMetadata(
     plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="tensor")
 ).SerializeToString()
 _now = time.time
-
-
-def _around_simple_value(tag: str) -> tuple[bytes, bytes]:
-    """The bytes of a simple_value event before and after its value (nothing after)."""
-    return _before_value(tag), b""
-
-
-def simple_value_events(
-    items: list[tuple[float, int, tuple[str, float]]],
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Many `simple_value_event`s at once, byte for byte (see ops.scalar.batch_events):
-    add_scalar's events are encoded by the writer's thread with numpy, as the v2 op's
-    are, not one by one (2.1 -> 0.4 µs of its time each)."""
-    return scalar_encoding.batch_events(items, _around_simple_value, simple_value_event)
-
-
-BATCH_MAKERS[simple_value_event] = simple_value_events
 
 
 def scalar_float(op: str, tag: str, value: Any) -> float:
