@@ -42,10 +42,7 @@ def histogram_proto(values: np.ndarray) -> histogram_pb2.HistogramProto:
     proto.min = float(values.min())
     proto.max = float(values.max())
     proto.num = float(values.size)
-    running = np.cumsum(values)  # in order, as TF adds them (numpy's sum is pairwise)
-    proto.sum = float(running[-1])
-    np.multiply(values, values, out=running)
-    proto.sum_squares = float(np.cumsum(running, out=running)[-1])
+    proto.sum, proto.sum_squares = ordered_sums(values)
     counts = bucket_counts(values).astype(np.float64)
     empty = counts == 0
     ends_empty_run = empty & np.append(~empty[1:], True)
@@ -55,10 +52,45 @@ def histogram_proto(values: np.ndarray) -> histogram_pb2.HistogramProto:
     return proto
 
 
-_ZERO = BUCKET_LIMITS.size // 2  # the index of the limit 0
-_POSITIVE = _ZERO - 1  # positive limits below DBL_MAX: 1e-12 * 1.1**j for j < _POSITIVE
-_LAST = BUCKET_LIMITS.size - 1
+_CHUNK = 16384  # values handled at a time: temporaries stay in cache, none page-faults
+
+
+def ordered_sums(values: np.ndarray) -> tuple[float, float]:
+    """The sum and the sum of squares of float64 `values`, added one by one from 0.0 in
+    order, as TF adds them (numpy's `sum` is pairwise: its last bits differ)."""
+    buffer = np.empty(min(values.size, _CHUNK) + 1)
+    total = squares = 0.0
+    with np.errstate(over="ignore", invalid="ignore"):  # past float64's range: inf, as TF
+        for start in range(0, values.size, _CHUNK):
+            chunk = values[start : start + _CHUNK]
+            running = buffer[: chunk.size + 1]
+            running[0] = total
+            running[1:] = chunk
+            total = float(np.cumsum(running, out=running)[-1])
+            running[0] = squares
+            np.multiply(chunk, chunk, out=running[1:])
+            squares = float(np.cumsum(running, out=running)[-1])
+    return total, squares
+
+
 _PREVIOUS_LIMITS = np.append(-np.inf, BUCKET_LIMITS[:-1])  # limit i - 1 at i, one gather less
+_CELL_SHIFT = 48  # a cell: the float64s sharing sign, exponent and 4 leading mantissa bits
+_CELL_OFFSET = 1 << 15  # the signed cell numbers made non-negative (take's fast path)
+
+
+def _cell_guesses() -> np.ndarray:
+    """For each cell, the bucket of its first value, kept off the two outermost limits
+    (so both neighbours of a guess exist). A cell spans at most a factor 1 + 1/16 of
+    magnitudes, less than the 1.1 between limits: at most one limit falls inside it, so a
+    guess is the bucket or next to it."""
+    cells = np.arange(-_CELL_OFFSET, _CELL_OFFSET, dtype=np.int64)
+    firsts = (cells << _CELL_SHIFT).view(np.float64)  # the cells of NaN and ±inf included
+    with np.errstate(invalid="ignore"):
+        guesses = np.searchsorted(BUCKET_LIMITS, firsts, side="right")
+    return np.clip(guesses, 1, BUCKET_LIMITS.size - 2)
+
+
+_GUESSES = _cell_guesses()
 
 
 def bucket_indices(values: np.ndarray) -> np.ndarray:
@@ -66,28 +98,15 @@ def bucket_indices(values: np.ndarray) -> np.ndarray:
     bucket takes the rest), `np.searchsorted(BUCKET_LIMITS, values, "right")` capped at
     the last bucket, in O(n) without a search.
 
-    The positive limits are 1e-12 * 1.1**j, so `j = floor(log(|x| / 1e-12) / log(1.1))`
-    is the last one at most |x|: x > 0 goes to the limit after it, x < 0 to -limit[j].
-    Only values within rounding of a limit can be placed one off (the limits were built
-    by repeated multiplication, and the logarithm here is float32's, ten times faster):
-    one comparison with the exact limit on each side moves those to their bucket."""
-    with np.errstate(over="ignore"):  # past float32's range: inf, the top bucket's guess
-        signed = values.astype(np.float32)
-    steps = np.abs(signed)
-    with np.errstate(over="ignore", divide="ignore"):  # log(0) = -inf: the bottom guess
-        steps *= np.float32(1e12)
-        np.log(steps, out=steps)
-    steps *= np.float32(1 / np.log(1.1))
-    np.floor(steps, out=steps)
-    # |x| < 1e-12 is j = -1; the guess stays off the outermost limits, the fix-up reaches them
-    np.clip(steps, -1, _POSITIVE - 2, out=steps)
-    steps += np.float32(1.5)
-    # x >= 0: _ZERO + 2 + j; x < 0: _ZERO - 1 - j (-0.0 lands on 0 and is moved up below)
-    np.copysign(steps, signed, out=steps)
-    steps += np.float32(_ZERO + 0.5)
-    guess = steps.astype(np.intp)
-    up = np.take(BUCKET_LIMITS, guess) <= values
-    moves = up.view(np.int8)
+    A value's top bits (sign, exponent, 4 mantissa bits) are a coarse logarithm: a table
+    of 65,536 cells gives its bucket or a neighbour, and one comparison with the exact
+    limit on each side moves it to its bucket. Cheaper than a logarithm of each value,
+    and exact on every float64 (the limits were built by repeated multiplication: only
+    the exact ones can be compared with)."""
+    cells = values.view(np.int64) >> _CELL_SHIFT
+    cells += _CELL_OFFSET
+    guess = np.take(_GUESSES, cells)
+    moves = (np.take(BUCKET_LIMITS, guess) <= values).view(np.int8)
     moves -= (np.take(_PREVIOUS_LIMITS, guess) > values).view(np.int8)
     guess += moves
     return guess
@@ -96,5 +115,8 @@ def bucket_indices(values: np.ndarray) -> np.ndarray:
 def bucket_counts(values: np.ndarray) -> np.ndarray:
     """Values of finite `values` (any order) per bucket: a value counts in the first
     bucket whose limit is greater than it (the last bucket takes the rest), so bucket i
-    holds the values in [limit[i-1], limit[i])."""
-    return np.bincount(bucket_indices(values), minlength=BUCKET_LIMITS.size)
+    holds the values in [limit[i-1], limit[i]). Counted `_CHUNK` values at a time."""
+    counts = np.zeros(BUCKET_LIMITS.size, dtype=np.intp)
+    for start in range(0, values.size, _CHUNK):
+        counts += np.bincount(bucket_indices(values[start : start + _CHUNK]), minlength=counts.size)
+    return counts
