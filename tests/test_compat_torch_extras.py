@@ -207,7 +207,7 @@ def test_add_histogram_tensorflow_buckets_and_sums_as_tf_adds_them(tmp_path):
     """Counts per exact bucket, sums added in order (not numpy's pairwise sum), min and
     max, with NaN and Inf left out, as TensorBoard reads them back."""
     rng = np.random.default_rng(7)
-    values = rng.normal(size=10_000) * 10.0 ** rng.uniform(-14, 22, size=10_000)
+    values = rng.normal(size=40_000) * 10.0 ** rng.uniform(-14, 22, size=40_000)  # several chunks
     values[:5] = [np.nan, np.inf, -np.inf, 0.0, _LIMITS[900]]
     with (
         pytest.warns(RuntimeWarning, match="left out 3 NaN or infinite"),
