@@ -190,7 +190,7 @@ _EDGE_VALUES = st.one_of(
 )
 
 
-@settings(max_examples=examples(300), deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(hnp.arrays(np.float64, st.integers(1, 50), elements=_EDGE_VALUES))
 def test_tensorflow_buckets_place_each_value_as_the_exact_search(values):
     np.testing.assert_array_equal(legacy_histogram.bucket_indices(values), _searched_buckets(values))
