@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from summarylib.compat.tensorboardx_export import export_scalars
-from summarylib.compat.torch.checks import check_run_name, check_text
-from summarylib.compat.torch.scalars import ScalarMethods, scalar_float
+from summarylib.compat.torch.checks import check_text
+from summarylib.compat.torch.scalars import ScalarMethods, checked_series_run, scalar_float
 from summarylib.compat.torch.writer import SummaryWriter as TorchSummaryWriter
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
@@ -134,6 +134,8 @@ class SummaryWriter(TorchSummaryWriter):
         value = scalar_float("add_scalar", tag, scalar_value)
         display_name = check_text("add_scalar", tag, "display_name", display_name)
         summary_description = check_text("add_scalar", tag, "summary_description", summary_description)
+        global_step = self._step("add_scalar", tag, global_step)  # errors name add_scalar, not add_summary
+        walltime = self._wall_time("add_scalar", tag, walltime)
         summary = summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, simple_value=value)])
         if display_name or summary_description:
             metadata = summary.value[0].metadata
@@ -158,8 +160,7 @@ class SummaryWriter(TorchSummaryWriter):
         """The run of `add_scalars` series `name` of `main_tag`, as tensorboardX names it:
         `<logdir>/<main_tag>/<name>` (torch's writer joins them with '_'), checked to stay
         inside the log dir."""
-        run = check_run_name("add_scalars", main_tag, "tag_scalar_dict", f"{main_tag}/{name}")
-        return f"{self.log_dir}/{run}"
+        return f"{self.log_dir}/{checked_series_run(main_tag, name, '/')}"
 
     def export_scalars_to_json(self, path: str) -> None:
         """Write the `add_scalars` values logged since the last export to `path`, as

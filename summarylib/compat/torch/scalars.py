@@ -18,6 +18,7 @@ the call, before any series of the call is written.
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 
@@ -32,6 +33,26 @@ from summarylib.ops.convert import as_array, as_float
 from summarylib.ops.errors import op_error
 from summarylib.proto import summary_pb2
 from summarylib.writer.series_files import series_event
+
+
+@functools.lru_cache(maxsize=1 << 12, typed=True)
+def series_run(main_tag: str, name: Any, joiner: str) -> str:
+    """The run directory of `add_scalars` series `name`, relative to the log dir: `main_tag`
+    and `name` joined by `joiner` (torch's writer joins them with '_' after writing '/' in
+    `main_tag` as '_'; tensorboardX's nests them with '/'), checked once per series (an
+    `add_scalars` call of four series checked four paths at every step)."""
+    run = f"{main_tag.replace('/', '_')}_{name}" if joiner == "_" else f"{main_tag}{joiner}{name}"
+    return check_run_name("add_scalars", main_tag, "tag_scalar_dict", run)
+
+
+def checked_series_run(main_tag: str, name: Any, joiner: str) -> str:
+    """`series_run`, also for a name that cannot be a cache key (a key of a mapping-like
+    object that is not hashable): checked then without the cache."""
+    try:
+        return series_run(main_tag, name, joiner)
+    except TypeError:
+        return series_run.__wrapped__(main_tag, name, joiner)
+
 
 _SCALARS_METADATA = scalar_encoding.create_metadata().SerializeToString()
 _TENSOR_METADATA = summary_pb2.SummaryMetadata(
@@ -130,8 +151,7 @@ class ScalarMethods(WriterCore):
     def _series_logdir(self, main_tag: str, name: Any) -> str:
         """The run of `add_scalars` series `name` of `main_tag`, as torch names it:
         `<log_dir>/<main_tag with '/' as '_'>_<name>`, checked to stay inside the log dir."""
-        run = f"{main_tag.replace('/', '_')}_{name}"
-        return f"{self.log_dir}/{check_run_name('add_scalars', main_tag, 'tag_scalar_dict', run)}"
+        return f"{self.log_dir}/{checked_series_run(main_tag, name, '_')}"
 
     def add_tensor(
         self, tag: str, tensor: Any, global_step: int | None = None, walltime: float | None = None
