@@ -107,19 +107,28 @@ print("closed", flush=True)
 """
 
 
+def start_child(spill_root, script: str, *args: str, stderr=None) -> subprocess.Popen:
+    """Start `script` in a child with TMPDIR `spill_root`, once it has said "ready"."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=ROOT, TMPDIR=str(spill_root)),
+    )
+    if child.stdout.readline().strip() != "ready":
+        child.kill()
+        raise AssertionError(f"the child did not start: exit status {child.wait()}")
+    return child
+
+
 def run_loop(url: str, megabytes: int, flush_millis: int, spill_root, during, logged, before_close) -> dict:
     """Run LOOP with TMPDIR `spill_root`; call `during()` before it logs, `logged()` once
     it has logged, and `before_close()` once it has tried to flush and reported; return
     what it reported."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", LOOP, url, str(megabytes), str(flush_millis)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=ROOT, TMPDIR=str(spill_root)),
-    )
+    child = start_child(spill_root, LOOP, url, str(megabytes), str(flush_millis))
     try:
-        assert child.stdout.readline().strip() == "ready"
         during()
         child.stdin.write("go\n")
         child.stdin.flush()
@@ -348,16 +357,8 @@ time.sleep(60)
 def test_sigterm_while_the_store_is_down_leaves_the_events_on_local_disk(s3, url, spill_root):
     """SIGTERM's flush cannot upload; it keeps what waits in the spill before the process
     dies of the signal: the bucket and the spill hold every step between them."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", SIGTERM_LOOP, url],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=ROOT, TMPDIR=str(spill_root)),
-    )
+    child = start_child(spill_root, SIGTERM_LOOP, url, stderr=subprocess.DEVNULL)
     try:
-        assert child.stdout.readline().strip() == "ready"
         s3.cut()
         child.stdin.write("go\n")
         child.stdin.flush()
