@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
+import os
 import tempfile
 import time
 from collections.abc import Callable
@@ -123,3 +125,18 @@ def print_table(
             f"| {name} | {timing.caller / calls * scale:.2f} | {timing.total / calls * scale:.2f} | "
             f"{_versus(timing, base)} |"
         )
+
+
+# Where `goal` appends its rows when benchmarks/run_all.py runs a benchmark (JSON lines).
+GOALS_ENV = "SUMMARYLIB_BENCH_GOALS"
+
+
+def goal(workload: str, measured: str, target: str, met: bool) -> None:
+    """Print one row of issue 21's goal table (what was measured against what it should be)
+    and, under `run_all.py`, hand it to the headline table printed at the end."""
+    print(f"goal | {workload} | {measured} | goal {target} | {'met' if met else 'not met'}")
+    path = os.environ.get(GOALS_ENV)
+    if path:
+        row = {"workload": workload, "measured": measured, "goal": target, "met": met}
+        with open(path, "a", encoding="utf-8") as rows:
+            rows.write(json.dumps(row) + "\n")
