@@ -8,12 +8,14 @@ from summarylib.inspect.gathering import RunData, gather
 from summarylib.inspect.report import Report, RunReport
 from summarylib.inspect.run_stats import file_reports, tag_reports, tensorboard_inspect, tensorboard_tags
 from summarylib.reader import Reader
+from summarylib.reading.storage import StorageOptions
 from summarylib.writer.filesystems import join
 
 
-def inspect(path: str, tag: str | None = None) -> Report:
-    """A Report of the event file or logdir at `path`, for one tag or all."""
-    runs, reader = gather(path, tag)
+def inspect(path: str, tag: str | None = None, storage_options: StorageOptions = None) -> Report:
+    """A Report of the event file or logdir at `path`, for one tag or all; `storage_options`
+    for the filesystem of a URL path."""
+    runs, reader = gather(path, tag, storage_options)
     problems = reader.problems
     reports = []
     for data in runs.values():
@@ -28,7 +30,7 @@ def _run_report(path: str, data: RunData, reader: Reader, tag: str | None) -> Ru
     report = RunReport(
         data.run,
         path if data.run == "." else join(path, data.run),
-        file_reports(data),
+        file_reports(data, reader.storage_options),
         tags,
         tensorboard_tags(data),
         tensorboard_inspect(data, tag),

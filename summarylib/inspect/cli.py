@@ -14,31 +14,46 @@ for a usage error (a path that does not exist, a logdir without event files, ...
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from typing import Any
 
 from summarylib.inspect.analysis import inspect
 from summarylib.inspect.json_output import render_json
 from summarylib.inspect.text_output import render_text
+from summarylib.pipe_output import write_stdout
 from summarylib.reader import find_sources, is_event_file
 from summarylib.reading import storage
 
 
+def _storage_options(text: str) -> dict[str, Any]:
+    """`--storage_options`: a JSON object, fsspec's options for the URL's filesystem."""
+    try:
+        options = json.loads(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r} ({error})") from None
+    if not isinstance(options, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
+    return options
+
+
 def _usage_error(args: argparse.Namespace) -> str | None:
     """What is wrong with the paths given, if anything (the usual mistakes)."""
+    options = args.storage_options
     if args.logdir is not None:
         path = args.logdir
-        found = storage.kind(path)
+        found = storage.kind(path, options=options)
         if found is None:
             return f"--logdir {path} does not exist"
         if found == "file":
             if is_event_file(path):
                 return f"{path} is an event file, not a logdir: use --event_file {path}"
             return f"--logdir {path} is a file, not a directory"
-        if not find_sources(path):
+        if not find_sources(path, options):
             return f"no event files found within logdir {path} (files with 'tfevents' in their name)"
         return None
     path = args.event_file
-    found = storage.kind(path)
+    found = storage.kind(path, options=options)
     if found is None:
         return f"--event_file {path} does not exist"
     if found == "directory":
@@ -54,13 +69,18 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--event_file", help="one event file")
     parser.add_argument("--tag", help="only the values of this tag")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--storage_options",
+        type=_storage_options,
+        help="options for a URL's filesystem, as a JSON object (e.g. '{\"anon\": true}')",
+    )
     args = parser.parse_args(argv)
     error = _usage_error(args)
     if error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    report = inspect(args.logdir or args.event_file, args.tag)
-    print(render_json(report) if args.json else render_text(report))
+    report = inspect(args.logdir or args.event_file, args.tag, args.storage_options)
+    write_stdout((render_json(report) if args.json else render_text(report)) + "\n")
     if report.problems:
         if args.json:
             print(report.reason(), file=sys.stderr)

@@ -11,6 +11,7 @@ from summarylib.decoding import value_type
 from summarylib.inspect.fields import KINDS
 from summarylib.proto import event_pb2
 from summarylib.reader import Batch, Reader
+from summarylib.reading.storage import StorageOptions
 
 
 class RunData:
@@ -64,9 +65,11 @@ class RunData:
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
-def gather(path: str, tag: str | None = None) -> tuple[dict[str, RunData], Reader]:
+def gather(
+    path: str, tag: str | None = None, storage_options: StorageOptions = None
+) -> tuple[dict[str, RunData], Reader]:
     """Read every run under `path` (tolerant of damage), keeping what inspection needs."""
-    reader = Reader(path, tags=[tag] if tag else None, tolerant=True)
+    reader = Reader(path, tags=[tag] if tag else None, tolerant=True, storage_options=storage_options)
     runs = {run: RunData(run, files, reader.names.tags) for run, files in reader.runs().items()}
     for batch in reader.batches(keep_events=True):
         runs[batch.run].add(batch)

@@ -50,7 +50,7 @@ def tag_reports(data: RunData, reader: Reader) -> list[TagReport]:
     return sorted(reports, key=lambda report: report.tag)
 
 
-def file_reports(data: RunData) -> list[FileReport]:
+def file_reports(data: RunData, storage_options: storage.StorageOptions = None) -> list[FileReport]:
     """One report per event file of the run, in the run's file order."""
     files, walls = data.column("file"), data.column("wall_time")
     reports = []
@@ -61,7 +61,7 @@ def file_reports(data: RunData) -> list[FileReport]:
         reports.append(
             FileReport(
                 path,
-                storage.size(path),
+                storage.size(path, storage_options),
                 len(own),
                 float(every.min()) if every is not None else None,
                 float(every.max()) if every is not None else None,

@@ -16,6 +16,7 @@ from summarylib.migrate.engine import TARGETS, MigrationResult, migrate_source
 from summarylib.migrate.facts import sibling_facts
 from summarylib.migrate.notebooks import migrate_notebook
 from summarylib.migrate.report import FileReport, render_json, render_text
+from summarylib.pipe_output import write_stdout
 
 SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", ".git", ".venv", "venv", "node_modules"}
 
@@ -105,11 +106,11 @@ def main(argv: list[str] | None = None) -> int:
                 target.write_text(result.source, encoding="utf-8")
     text = render_json(reports, diffs) if args.json else render_text(reports)
     if not (args.in_place or output is not None or args.json):
-        sys.stdout.write("".join(diffs.values()))
+        write_stdout("".join(diffs.values()))
     if args.report:
         Path(args.report).write_text(text, encoding="utf-8")
     else:
-        sys.stdout.write(text)
+        write_stdout(text)
     if any(r.error for r in reports):
         return 2
     return 1 if any(r.left for r in reports) else 0

@@ -16,8 +16,8 @@ from collections import deque
 from collections.abc import Iterable
 from concurrent.futures import Future
 
-from summarylib.reading.storage import REMOTE_BLOCK
-from summarylib.writer.filesystems import is_url, remote
+from summarylib.reading.storage import REMOTE_BLOCK, StorageOptions, filesystem
+from summarylib.writer.filesystems import is_url
 
 # Files requested ahead of the one being read: enough to overlap the waits on a store, few
 # enough that the blocks held stay bounded (REMOTE_BLOCK each, as much as one local chunk).
@@ -28,8 +28,9 @@ class FetchAhead:
     """The first block (REMOTE_BLOCK bytes) of each remote file of `paths`, requested up to
     `window` files ahead of the one `take` was last asked for; files are taken in order."""
 
-    def __init__(self, paths: Iterable[str], window: int = WINDOW) -> None:
+    def __init__(self, paths: Iterable[str], window: int = WINDOW, options: StorageOptions = None) -> None:
         self._waiting = deque(path for path in paths if is_url(path))
+        self._options = options
         self._pending: dict[str, Future[bytes]] = {}
         self._window = window
         self._fill()
@@ -51,7 +52,7 @@ class FetchAhead:
     def _fill(self) -> None:
         while self._waiting and len(self._pending) < self._window:
             path = self._waiting.popleft()
-            fs, inner = remote(path, None, "summarylib.reader")
+            fs, inner = filesystem(path, self._options)
             if getattr(fs, "async_impl", False):
                 request = fs._cat_file(inner, start=0, end=REMOTE_BLOCK)
                 self._pending[path] = asyncio.run_coroutine_threadsafe(request, fs.loop)

@@ -80,13 +80,14 @@ def scan(
     chunk_size: int = CHUNK_SIZE,
     head: Future[bytes] | None = None,
     tolerate: Collection[int] = (),
+    storage_options: storage.StorageOptions = None,
 ) -> Iterator[Records]:
     """The complete records of a file from `start`, in chunks; `status` says where and why
     reading stopped. Raises CorruptRecordError at corruption unless `tolerant`, or unless it
     starts at an offset in `tolerate` (a strict Reader raises each corruption only once).
     `head`: the request for a remote file's first block, if already made (see
-    `storage.open_binary`)."""
-    with storage.open_binary(path, head) as (file, size):
+    `storage.open_binary`); `storage_options`: for a URL's filesystem."""
+    with storage.open_binary(path, head, storage_options) as (file, size):
         position = status.end_offset = status.next_offset = start
         want = chunk_size
         while position < size:
@@ -166,8 +167,28 @@ def _end_of_data(
     return found
 
 
+def _one_file(function: str, path: str | os.PathLike, options: storage.StorageOptions) -> str:
+    """`path` as a str, checked at the call to be one file: a directory gets a ValueError that
+    says what reads one (a generator would only fail at its first value, and with the OS's
+    IsADirectoryError)."""
+    path = os.fspath(path)
+    found = storage.kind(path, options=options)
+    if found is None:
+        raise FileNotFoundError(f"summarylib.reader.{function}: no event file at {path}")
+    if found == "directory":
+        raise ValueError(
+            f"summarylib.reader.{function}: argument 'path': expected one event file, got the directory "
+            f"{path} (iter_values or Reader read a run or logdir; find_sources lists its event files)"
+        )
+    return path
+
+
 def iter_records(
-    path: str | os.PathLike, status: ReadStatus | None = None, check_crc: bool = True, tolerant: bool = False
+    path: str | os.PathLike,
+    status: ReadStatus | None = None,
+    check_crc: bool = True,
+    tolerant: bool = False,
+    storage_options: storage.StorageOptions = None,
 ) -> Iterator[bytes]:
     """The payloads of the records of one file, in order.
 
@@ -175,20 +196,35 @@ def iter_records(
     says how many bytes were left and why. A CRC mismatch raises CorruptRecordError with the
     offset, or with `tolerant` is recorded in `status.problems` and skipped.
     """
-    status = status if status is not None else ReadStatus()
-    for chunk in scan(os.fspath(path), status, 0, check_crc, tolerant):
-        for index in range(len(chunk)):
-            yield chunk.payload(index)
+    path = _one_file("iter_records", path, storage_options)
+    chunks = scan(
+        path,
+        status if status is not None else ReadStatus(),
+        0,
+        check_crc,
+        tolerant,
+        storage_options=storage_options,
+    )
+    return (chunk.payload(index) for chunk in chunks for index in range(len(chunk)))
 
 
 def iter_events(
-    path: str | os.PathLike, status: ReadStatus | None = None, check_crc: bool = True, tolerant: bool = False
+    path: str | os.PathLike,
+    status: ReadStatus | None = None,
+    check_crc: bool = True,
+    tolerant: bool = False,
+    storage_options: storage.StorageOptions = None,
 ) -> Iterator[event_pb2.Event]:
     """The Events of one event file; see `iter_records`. A record that is not an Event is
     corruption too."""
-    status = status if status is not None else ReadStatus()
-    path = os.fspath(path)
-    for chunk in scan(path, status, 0, check_crc, tolerant):
+    path = _one_file("iter_events", path, storage_options)
+    return _events(path, status if status is not None else ReadStatus(), check_crc, tolerant, storage_options)
+
+
+def _events(
+    path: str, status: ReadStatus, check_crc: bool, tolerant: bool, options: storage.StorageOptions
+) -> Iterator[event_pb2.Event]:
+    for chunk in scan(path, status, 0, check_crc, tolerant, storage_options=options):
         for index in range(len(chunk)):
             try:
                 event = event_pb2.Event.FromString(chunk.payload(index))

@@ -28,6 +28,7 @@ from summarylib.reading.problems import CORRUPT, CorruptRecordError, Problem, Re
 from summarylib.reading.records import Records
 from summarylib.reading.row_assembly import decode_records
 from summarylib.reading.rows import Filters, Names, Rows, RunState
+from summarylib.reading.storage import StorageOptions
 from summarylib.reading.table import make_table
 
 
@@ -101,7 +102,8 @@ class Reader:
     next value), instead of raising CorruptRecordError. A strict Reader raises each corruption
     once, after handing out the values before it; the next call goes on past it, as tolerant
     mode would, and lists it in `problems` (`table()` hands out nothing when it raises: the next
-    call returns the values before the corruption too).
+    call returns the values before the corruption too). `storage_options`: for the filesystem
+    of a URL path (fsspec's: credentials, endpoint, ...).
     """
 
     def __init__(
@@ -113,8 +115,10 @@ class Reader:
         plugins: str | Collection[str] | None = None,
         check_crc: bool = True,
         tolerant: bool = False,
+        storage_options: StorageOptions = None,
     ) -> None:
         self.path = os.fspath(path)
+        self.storage_options = storage_options
         self.names = Names()
         self.check_crc = check_crc
         self.tolerant = tolerant
@@ -138,7 +142,7 @@ class Reader:
 
     def runs(self) -> dict[str, list[str]]:
         """{run: event files} as they are now, filtered by run."""
-        found = find_sources(self.path)
+        found = find_sources(self.path, self.storage_options)
         return {run: files for run, files in found.items() if self._runs is None or run in self._runs}
 
     def __iter__(self) -> Iterator[Value]:
@@ -185,7 +189,8 @@ class Reader:
             run: [self._cursors.setdefault(path, _Cursor(path)) for path in files]
             for run, files in self.runs().items()
         }
-        ahead = FetchAhead(c.path for cursors in runs.values() for c in cursors if not c.finished)
+        paths = (c.path for cursors in runs.values() for c in cursors if not c.finished)
+        ahead = FetchAhead(paths, options=self.storage_options)
         try:
             for run, cursors in runs.items():
                 state = self._states.setdefault(run, RunState())
@@ -195,8 +200,8 @@ class Reader:
                     yield from self._file_batches(
                         run, cursor, state, keep_events, decode, ahead.take(cursor.path)
                     )
-                    newer = cursor is not cursors[-1]
-                    cursor.finished = newer and cursor.tail is None and storage.on_object_store(cursor.path)
+                    settled = cursor is not cursors[-1] and cursor.tail is None  # a newer file follows it
+                    cursor.finished = settled and storage.on_object_store(cursor.path, self.storage_options)
         finally:
             ahead.cancel()
 
@@ -212,7 +217,14 @@ class Reader:
         status = ReadStatus()
         met = [offset for path, offset, number in self._corruption if path == cursor.path and not number]
         scanned = scan(
-            cursor.path, status, cursor.offset, self.check_crc, self.tolerant, head=head, tolerate=met
+            cursor.path,
+            status,
+            cursor.offset,
+            self.check_crc,
+            self.tolerant,
+            head=head,
+            tolerate=met,
+            storage_options=self.storage_options,
         )
         try:
             for chunk in scanned:

@@ -16,11 +16,11 @@ from summarylib.reading.follow import Reader, Value
 from summarylib.reading.problems import Problem
 
 
-def _existing(path: str | os.PathLike) -> str:
+def _existing(path: str | os.PathLike, options: storage.StorageOptions) -> str:
     """`path` as a str; FileNotFoundError when it does not exist (a logdir or run is asked
     about as a directory first: one request on an object store)."""
     path = os.fspath(path)
-    if storage.kind(path, directory_first=not is_event_file(path)) is None:
+    if storage.kind(path, directory_first=not is_event_file(path), options=options) is None:
         raise FileNotFoundError(f"no event file or directory at {path}")
     return path
 
@@ -34,13 +34,20 @@ def iter_values(
     check_crc: bool = True,
     tolerant: bool = False,
     problems: list[Problem] | None = None,
+    storage_options: storage.StorageOptions = None,
 ) -> Iterator[Value]:
     """Every summary value of an event file, a run directory or a logdir, decoded, run by run
     in file order; see `Reader`. Truncated or zero-filled tails (and, with `tolerant`,
     skipped corruption: records, and values that cannot be decoded) are appended to `problems`
-    once iteration is done."""
+    once iteration is done. `storage_options`: for the filesystem of a URL path."""
     reader = Reader(
-        _existing(path), runs=runs, tags=tags, plugins=plugins, check_crc=check_crc, tolerant=tolerant
+        _existing(path, storage_options),
+        runs=runs,
+        tags=tags,
+        plugins=plugins,
+        check_crc=check_crc,
+        tolerant=tolerant,
+        storage_options=storage_options,
     )
 
     def generate() -> Iterator[Value]:
@@ -60,6 +67,7 @@ def load_table(
     check_crc: bool = True,
     tolerant: bool = False,
     as_dataframe: bool | None = None,
+    storage_options: storage.StorageOptions = None,
 ) -> Any:
     """The values of an event file, a run directory or a logdir as one table with columns run,
     tag, step, wall_time and value, in file order (not sorted by step).
@@ -68,9 +76,15 @@ def load_table(
     is True, else a dict of numpy arrays (run and tag as object arrays of str). By default
     only the scalars plugin's values are loaded and value is float64; with other plugins
     (`plugins=None` for all), value holds the decoded objects (see `Value`) when any is not
-    a float.
+    a float. `storage_options`: for the filesystem of a URL path.
     """
     reader = Reader(
-        _existing(path), runs=runs, tags=tags, plugins=plugins, check_crc=check_crc, tolerant=tolerant
+        _existing(path, storage_options),
+        runs=runs,
+        tags=tags,
+        plugins=plugins,
+        check_crc=check_crc,
+        tolerant=tolerant,
+        storage_options=storage_options,
     )
     return reader.table(as_dataframe)

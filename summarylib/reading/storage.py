@@ -10,7 +10,7 @@ import contextlib
 import io
 import os
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
 from typing import Any
 
@@ -19,16 +19,27 @@ from summarylib.writer.filesystems import is_object_store, is_url, local_path, r
 # Bytes fetched per request from a remote file: few round trips, bounded memory.
 REMOTE_BLOCK = 16 << 20
 
+# Options for a URL's filesystem (fsspec's `storage_options`: credentials, endpoint, ...),
+# as every reading entry point takes them; None for none. Local paths ignore them.
+StorageOptions = Mapping[str, Any] | None
+
+
+def filesystem(url: str, options: StorageOptions) -> tuple[Any, str]:
+    """(fsspec filesystem, path within it) of a URL opened with `options`."""
+    return remote(url, dict(options) if options else None, "summarylib.reader")
+
 
 @contextlib.contextmanager
-def open_binary(path: str, head: Future[bytes] | None = None) -> Iterator[tuple[Any, int]]:
+def open_binary(
+    path: str, head: Future[bytes] | None = None, options: StorageOptions = None
+) -> Iterator[tuple[Any, int]]:
     """(file open for reading, its size now). `head`: the request for a remote file's first
     block already made (see summarylib.reading.fetch_ahead), instead of making it here."""
     if not is_url(path):
         with open(local_path(path), "rb") as file:
             yield file, os.fstat(file.fileno()).st_size
         return
-    fs, inner = remote(path, None, "summarylib.reader")
+    fs, inner = filesystem(path, options)
     block = head.result() if head is not None else fs.cat_file(inner, start=0, end=REMOTE_BLOCK)
     if len(block) < REMOTE_BLOCK:  # the whole file, in one request (segments usually are)
         yield io.BytesIO(block), len(block)
@@ -37,20 +48,20 @@ def open_binary(path: str, head: Future[bytes] | None = None) -> Iterator[tuple[
         yield file, file.size
 
 
-def on_object_store(path: str) -> bool:
+def on_object_store(path: str, options: StorageOptions = None) -> bool:
     """Whether `path` is a URL of an object store (S3, GCS, Azure Blob, ...), whose objects
     are written whole and never appended to."""
-    return is_url(path) and is_object_store(remote(path, None, "summarylib.reader")[0])
+    return is_url(path) and is_object_store(filesystem(path, options)[0])
 
 
-def kind(path: str, directory_first: bool = False) -> str | None:
+def kind(path: str, directory_first: bool = False, options: StorageOptions = None) -> str | None:
     """ "file", "directory", or None when nothing is there. On an object store, asking for a
     file and finding a directory takes two requests, so `directory_first` (for a path that
     names a logdir or run rather than an event file) asks first with one listing."""
     if not is_url(path):
         path = local_path(path)
         return "file" if os.path.isfile(path) else "directory" if os.path.isdir(path) else None
-    fs, inner = remote(path, None, "summarylib.reader")
+    fs, inner = filesystem(path, options)
     fs.invalidate_cache(inner)
     if directory_first and fs.isdir(inner):
         return "directory"
@@ -61,22 +72,22 @@ def kind(path: str, directory_first: bool = False) -> str | None:
     return "directory" if found["type"] == "directory" else "file"
 
 
-def size(path: str) -> int:
+def size(path: str, options: StorageOptions = None) -> int:
     """Bytes in the file now."""
     if not is_url(path):
         return os.path.getsize(local_path(path))
-    fs, inner = remote(path, None, "summarylib.reader")
+    fs, inner = filesystem(path, options)
     return fs.size(inner)
 
 
-def tree(top: str) -> dict[str, list[str]]:
+def tree(top: str, options: StorageOptions = None) -> dict[str, list[str]]:
     """{directory: names of the files directly in it} for each directory at or below `top`
     that holds files (directories as the caller spelled them: URLs stay URLs), listed fresh;
     empty when `top` is no directory. On an object store the whole tree is one listing (a
     request per 1000 objects), not one per directory."""
     if not is_url(top):
         return {directory: names for directory, _, names in os.walk(local_path(top)) if names}
-    fs, inner = remote(top, None, "summarylib.reader")
+    fs, inner = filesystem(top, options)
     root = inner.rstrip("/")
     _forget_listings(fs, root)
     prefix = top.rstrip("/")
