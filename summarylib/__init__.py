@@ -4,7 +4,13 @@ import summarylib as sl
 writer = sl.create_file_writer("runs/exp1")
 with writer.as_default(step=0):
     sl.scalar("loss", 0.25)
+
+`summarylib.integrations` (Keras, Lightning, torch) is imported when first used, so
+`import summarylib` never imports a framework.
 """
+
+import importlib
+from typing import Any
 
 from summarylib import distributed, hparams
 from summarylib.dashboards.custom_scalars import custom_scalars
@@ -27,6 +33,16 @@ from summarylib.summary_ops import (
 from summarylib.writer.context import get_step, record_if, set_step, should_record_summaries
 from summarylib.writer.engine import WriterError, WriterStats
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
+
+
+def __getattr__(name: str) -> Any:
+    """`summarylib.integrations.keras.Watch(...)` after a plain `import summarylib`: the
+    integrations package, and its Keras package, which imports Keras only when a callback is
+    first asked for, are imported at first use rather than with summarylib."""
+    if name == "integrations":
+        importlib.import_module("summarylib.integrations.keras")
+        return importlib.import_module("summarylib.integrations")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def create_noop_writer() -> NoopSummaryWriter:
