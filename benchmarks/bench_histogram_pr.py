@@ -18,7 +18,7 @@ import argparse
 from collections.abc import Callable
 
 import numpy as np
-from common import Timing, clock, compare
+from common import Timing, clock, compare, goal, parse_with_quick
 
 BUCKETS = 30
 THRESHOLDS = 201
@@ -52,11 +52,11 @@ def numpy_anchor_run(calls: int, data: np.ndarray) -> Callable[[str], Timing]:
     return run
 
 
-def print_goal(rows: dict[str, Timing], name: str, goal: str) -> None:
-    """The total-time ratio of `name` to summarylib, against the issue's goal."""
+def print_goal(rows: dict[str, Timing], workload: str, name: str, at_least: float) -> None:
+    """The total-time ratio of `name` to summarylib, against the goal set for it."""
     if name in rows:
         ratio = rows[name].total / rows["summarylib"].total
-        print(f"- {name} / summarylib: {ratio:.2f} ({goal})")
+        goal(f"{workload}: {name} / summarylib", f"{ratio:.2f}x", f">= {at_least}x", ratio >= at_least)
 
 
 def bench_histogram(calls: int, repeats: int, values: int) -> None:
@@ -72,8 +72,8 @@ def bench_histogram(calls: int, repeats: int, values: int) -> None:
         anchors={"numpy min/max/bincount anchor": numpy_anchor_run(calls, data)},
     )
     print()
-    print_goal(rows, "tensorboardX", "goal: at least 7")
-    print_goal(rows, "numpy min/max/bincount anchor", "goal: at least 0.5")
+    print_goal(rows, "histogram", "tensorboardX", 7)
+    print_goal(rows, "histogram", "numpy min/max/bincount anchor", 0.5)
 
 
 def bench_pr_curve(calls: int, repeats: int, predictions: int) -> None:
@@ -88,7 +88,7 @@ def bench_pr_curve(calls: int, repeats: int, predictions: int) -> None:
         lambda writer, step: writer.add_pr_curve("x", labels, scores, step, num_thresholds=THRESHOLDS),
     )
     print()
-    print_goal(rows, "torch.utils.tensorboard", "goal: at least 1.5")
+    print_goal(rows, "PR curve", "torch.utils.tensorboard", 1.5)
 
 
 def main() -> None:
@@ -97,7 +97,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--values", type=int, default=1_000_000)
     parser.add_argument("--predictions", type=int, default=100_000)
-    args = parser.parse_args()
+    args = parse_with_quick(parser, calls=5, repeats=2, values=200_000, predictions=20_000)
     bench_histogram(args.calls, args.repeats, args.values)
     bench_pr_curve(args.calls, args.repeats, args.predictions)
 

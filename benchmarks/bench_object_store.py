@@ -27,7 +27,7 @@ import os
 import sys
 import tempfile
 
-from common import Timing, clock
+from common import Timing, clock, goal, parse_with_quick
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -109,7 +109,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    args = parse_with_quick(parser, calls=20_000, repeats=2)
     from summarylib.writer.run_files import DEFAULT_UPLOAD_MILLIS
     from tests.s3_server import s3_server
 
@@ -140,7 +140,8 @@ def main() -> None:
         )
     assert rows[0][6] == rows[1][6], "both sides must read the same values"
     local_read, remote_read = rows[0][4], rows[1][4]
-    print(f"\n- reader on S3 / reader on disk: {remote_read / local_read:.2f} (goal: at most 2)")
+    ratio = remote_read / local_read
+    goal("reading a run: on S3 (moto) / on disk", f"{ratio:.2f}x", "<= 2x", ratio <= 2)
     mib = 1 << 20
     print(
         f"\nStore down while logging ({outage['logged'] / mib:.0f} MiB of events): caller "

@@ -17,7 +17,7 @@ import os
 import tempfile
 from collections.abc import Callable
 
-from common import available, clock
+from common import available, clock, parse_with_quick
 
 
 def write_file(logdir: str, events: int) -> str:
@@ -94,7 +94,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    args = parse_with_quick(parser, events=100_000, repeats=2)
     with tempfile.TemporaryDirectory() as logdir:
         path = write_file(logdir, args.events)
         print(f"wrote {args.events:,} scalars: {os.path.getsize(path) / 1e6:.1f} MB")

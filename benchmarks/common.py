@@ -3,6 +3,7 @@ repeated, and the best repetition counts (the least disturbed by a noisy machine
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.util
 import json
@@ -140,3 +141,15 @@ def goal(workload: str, measured: str, target: str, met: bool) -> None:
         row = {"workload": workload, "measured": measured, "goal": target, "met": met}
         with open(path, "a", encoding="utf-8") as rows:
             rows.write(json.dumps(row) + "\n")
+
+
+def parse_with_quick(parser: argparse.ArgumentParser, **quick: Any) -> argparse.Namespace:
+    """The command line, with `--quick` (the short run `run_all.py --quick` asks for): the
+    arguments named in `quick` take those values unless given explicitly."""
+    parser.add_argument("--quick", action="store_true", help="a short run, for a look")
+    args = parser.parse_args()
+    if args.quick:
+        for name, value in quick.items():
+            if getattr(args, name) == parser.get_default(name):
+                setattr(args, name, value)
+    return args
