@@ -51,6 +51,12 @@ def test_demo_writes_every_dashboard(tmp_path):
 def test_the_demo_lights_up_every_dashboard_of_a_real_tensorboard(tmp_path):
     logdir = str(tmp_path / "demo")
     write_demo_run(logdir, steps=12)
+    assert_every_dashboard_lights_up(logdir)
+
+
+def assert_every_dashboard_lights_up(logdir: str) -> None:
+    """A real TensorBoard on `logdir`, a demo run, enables every dashboard in DASHBOARDS and
+    finds the hparams sessions the demo writes."""
     with running_tensorboard(logdir) as base:
         listing = wait_for(
             lambda: get_json(base, "data/plugins_listing"),

@@ -1,0 +1,108 @@
+"""The package as users get it: the sdist and the wheel built from it by a standard build
+frontend (`python -m build`, with the oldest setuptools the project declares), the wheel
+installed into a fresh virtual environment outside the checkout, and the demo run from
+there, its run read by a real TensorBoard. Catches what an editable install hides: files
+left out of the wheel or sdist, build requirements declared too low, imports of the test
+tree."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+
+import pytest
+import tomllib
+
+from tests.test_demo import assert_every_dashboard_lights_up
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# What a build needs from the checkout (what git tracks, less the tests and benchmarks).
+SOURCES = ("pyproject.toml", "README.md", "summarylib", "proto")
+LEFT_OUT = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+
+pytestmark = pytest.mark.slow
+
+
+def oldest_setuptools() -> str:
+    """A requirement for the oldest release line of setuptools that pyproject.toml's build
+    requirements accept ("setuptools>=77" gives setuptools 77.x)."""
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as file:
+        (requirement,) = tomllib.load(file)["build-system"]["requires"]
+    name, _, version = requirement.partition(">=")
+    assert name.strip() == "setuptools" and version, requirement
+    major = int(version.split(".")[0])
+    return f"setuptools>={version.strip()},<{major + 1}"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[str, str]:
+    """(sdist, wheel) of a copy of the checkout, built with the oldest setuptools the build
+    requirements accept (as an installer may pick it), by `python -m build`: the sdist first,
+    then the wheel from the sdist."""
+    top = tmp_path_factory.mktemp("package")
+    source = top / "source"
+    for name in SOURCES:
+        if os.path.isdir(os.path.join(ROOT, name)):
+            shutil.copytree(os.path.join(ROOT, name), source / name, ignore=LEFT_OUT)
+        else:
+            source.mkdir(exist_ok=True)
+            shutil.copy2(os.path.join(ROOT, name), source / name)
+    builder = top / "builder"
+    subprocess.run([sys.executable, "-m", "venv", str(builder)], check=True, timeout=300)
+    python = str(builder / "bin" / "python")
+    install = [python, "-m", "pip", "install", "-q", oldest_setuptools(), "build"]
+    subprocess.run(install, check=True, timeout=600)
+    dist = top / "dist"
+    built = subprocess.run(
+        [python, "-m", "build", "--no-isolation", "--outdir", str(dist), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    (sdist,) = dist.glob("*.tar.gz")
+    (wheel,) = dist.glob("*.whl")
+    return str(sdist), str(wheel)
+
+
+def test_the_wheel_holds_the_package_its_generated_protos_and_stubs(built):
+    _, wheel = built
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert "summarylib/__init__.py" in names
+    assert "summarylib/proto/event_pb2.py" in names and "summarylib/proto/event_pb2.pyi" in names
+    assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
+
+
+def test_the_sdist_holds_what_a_build_needs(built):
+    sdist, _ = built
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    assert {"pyproject.toml", "README.md", "summarylib/__init__.py", "summarylib/proto/event_pb2.py"} <= names
+
+
+def test_the_wheel_installed_in_a_fresh_venv_runs_the_demo_that_tensorboard_shows(built, tmp_path):
+    _, wheel = built
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    python = str(venv / "bin" / "python")
+    subprocess.run([python, "-m", "pip", "install", "-q", wheel], check=True, timeout=600)
+    logdir = str(tmp_path / "runs" / "demo")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    result = subprocess.run(
+        [python, "-c", "import summarylib; print(summarylib.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=True,
+    )
+    assert result.stdout.startswith(str(venv)), result.stdout  # the installed copy, not the checkout
+    demo = [python, "-m", "summarylib.demo", "--logdir", logdir, "--steps", "12"]
+    result = subprocess.run(demo, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert f"tensorboard --logdir {logdir}" in result.stdout
+    assert_every_dashboard_lights_up(logdir)
