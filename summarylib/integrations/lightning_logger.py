@@ -1,11 +1,13 @@
 """The body of summarylib's Lightning `TensorBoardLogger`, a subclass of Lightning's own
 `TensorBoardLogger` in whichever Lightning package the user has (`lightning` or
 `pytorch_lightning`: two packages with separate, equal class trees), so this module imports
-neither. Being Lightning's class, the Trainer treats it as its own: `trainer.log_dir` is
-the run's directory, where checkpoints and `hparams.yaml` go. Lightning's directories,
-versions, `log_graph` checks and pickling are reused; the writer and what needs it are
-replaced, and nothing here needs tensorboard or tensorboardX installed (Lightning's own
-`__init__`, which refuses to run without one of them, is not called).
+neither: its methods are those of `SummarylibLogger`, here, and `logger_class_for` puts
+them before the package's class. Being Lightning's class, the Trainer treats it as its
+own: `trainer.log_dir` is the run's directory, where checkpoints and `hparams.yaml` go.
+Lightning's directories, versions, `log_graph` checks and pickling are reused; the writer
+and what needs it are replaced, and nothing here needs tensorboard or tensorboardX
+installed (Lightning's own `__init__`, which refuses to run without one of them, is not
+called).
 
 Where it differs from Lightning's own logger, on purpose:
 
@@ -29,9 +31,11 @@ from __future__ import annotations
 import importlib
 import os
 from argparse import Namespace
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
+
+from lightning_utilities.core.rank_zero import rank_zero_only  # the one both packages use
 
 from summarylib.compat.torch import SummaryWriter
 from summarylib.integrations.implicit import settle_quietly
@@ -76,126 +80,127 @@ def logger_class_for(pytorch: str, fabric: str, module: str) -> type:
     `fabric`, named as importable from `module` (so it pickles, as strategies that
     spawn processes pickle the trainer's loggers)."""
     fabric_logger = importlib.import_module(f"{fabric}.utilities.logger")
+    rank_zero_experiment = importlib.import_module(f"{pytorch}.loggers.logger").rank_zero_experiment
     lightning = SimpleNamespace(
-        TensorBoardLogger=importlib.import_module(f"{pytorch}.loggers").TensorBoardLogger,
-        rank_zero_experiment=importlib.import_module(f"{pytorch}.loggers.logger").rank_zero_experiment,
-        rank_zero_only=importlib.import_module(f"{pytorch}.utilities").rank_zero_only,
+        experiment_on_rank_zero=rank_zero_experiment(SummarylibLogger._writer),
         convert_params=fabric_logger._convert_params,
         flatten_dict=fabric_logger._flatten_dict,
         save_hparams_to_yaml=importlib.import_module(f"{pytorch}.core.saving").save_hparams_to_yaml,
     )
-    logger_class = _logger_class(lightning)
-    logger_class.__module__ = module
-    logger_class.__qualname__ = logger_class.__name__
-    return logger_class
+    base = importlib.import_module(f"{pytorch}.loggers").TensorBoardLogger
+    namespace = {"__module__": module, "__doc__": SummarylibLogger.__doc__, "_lightning": lightning}
+    return type("TensorBoardLogger", (SummarylibLogger, base), namespace)
 
 
-def _logger_class(lightning: Any) -> type:
-    rank_zero_only: Callable = lightning.rank_zero_only
+class SummarylibLogger:
+    """Lightning's `TensorBoardLogger` on summarylib: same arguments, directories, tags,
+    steps and `hparams.yaml`; `experiment` is a `summarylib.compat.torch.SummaryWriter`, so
+    `self.logger.experiment.add_image(...)` in a LightningModule works unchanged. See
+    summarylib.integrations.lightning_logger for what differs. Other ranks than zero write
+    nothing and create no directories.
 
-    class TensorBoardLogger(lightning.TensorBoardLogger):
-        """Lightning's `TensorBoardLogger` on summarylib: same arguments, directories,
-        tags, steps and `hparams.yaml`; `experiment` is a
-        `summarylib.compat.torch.SummaryWriter`, so `self.logger.experiment.add_image(...)`
-        in a LightningModule works unchanged. See summarylib.integrations.lightning_logger
-        for what differs. Other ranks than zero write nothing and create no directories."""
+    The methods here come before those of Lightning's class in the classes
+    `logger_class_for` makes, which inherit everything else from it."""
 
-        def __init__(
-            self,
-            save_dir: str | os.PathLike,
-            name: str | None = "lightning_logs",
-            version: int | str | None = None,
-            log_graph: bool = False,
-            default_hp_metric: bool = True,
-            prefix: str = "",
-            sub_dir: str | os.PathLike | None = None,
-            **kwargs: Any,
-        ) -> None:
-            # The attributes Lightning's __init__ sets, without its check for tensorboard.
-            self._root_dir = os.fspath(save_dir)
-            self._name = name or ""
-            self._version = version
-            self._sub_dir = None if sub_dir is None else os.fspath(sub_dir)
-            self._log_graph = log_graph
-            self._default_hp_metric = default_hp_metric
-            self._prefix = prefix
-            self._kwargs = kwargs
-            self._experiment: SummaryWriter | None = None
-            self._session_started = False
-            self.hparams: dict[str, Any] | Namespace = {}
+    # The Lightning package's own helpers, set on each class `logger_class_for` makes.
+    _lightning: ClassVar[SimpleNamespace]
 
-        def _get_next_version(self) -> int:
-            return next_version(self.root_dir)
+    def __init__(
+        self,
+        save_dir: str | os.PathLike,
+        name: str | None = "lightning_logs",
+        version: int | str | None = None,
+        log_graph: bool = False,
+        default_hp_metric: bool = True,
+        prefix: str = "",
+        sub_dir: str | os.PathLike | None = None,
+        **kwargs: Any,
+    ) -> None:
+        # The attributes Lightning's __init__ sets, without its check for tensorboard.
+        self._root_dir = os.fspath(save_dir)
+        self._name = name or ""
+        self._version = version
+        self._sub_dir = None if sub_dir is None else os.fspath(sub_dir)
+        self._log_graph = log_graph
+        self._default_hp_metric = default_hp_metric
+        self._prefix = prefix
+        self._kwargs = kwargs
+        self._experiment: SummaryWriter | None = None
+        self._session_started = False
+        self.hparams: dict[str, Any] | Namespace = {}
 
-        @property
-        @lightning.rank_zero_experiment
-        def experiment(self) -> SummaryWriter:
-            """The run's torch-shaped writer, created on first use (rank zero only)."""
-            if self._experiment is None:
-                self._experiment = SummaryWriter(log_dir=self.log_dir, **self._kwargs)
-            return self._experiment
+    def _get_next_version(self) -> int:
+        return next_version(self.root_dir)
 
-        @rank_zero_only
-        def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
-            """Scalars at `step`; a dict value is a group of series (`add_scalars`)."""
-            for key, value in metrics.items():
-                tag = f"{self._prefix}{self.LOGGER_JOIN_CHAR}{key}" if self._prefix else key
-                if isinstance(value, dict):
-                    self.experiment.add_scalars(tag, value, step)
-                    continue
-                value = value.item() if callable(getattr(value, "item", None)) else value
-                try:
-                    self.experiment.add_scalar(tag, value, step)
-                except (TypeError, ValueError) as error:
-                    raise ValueError(
-                        f"summarylib TensorBoardLogger: cannot log {tag!r}: {error}. "
-                        "Log a number, a 0-d tensor or a dict of them."
-                    ) from error
+    @property
+    def experiment(self) -> SummaryWriter:
+        """The run's torch-shaped writer, created on first use (rank zero only; other ranks
+        get Lightning's dummy experiment)."""
+        return self._lightning.experiment_on_rank_zero(self)
 
-        @rank_zero_only
-        def log_hyperparams(
-            self, params: dict[str, Any] | Namespace, metrics: Any = None, step: int | None = None
-        ) -> None:
-            """Record the run's hyperparameters for the HParams dashboard and
-            `hparams.yaml`; `metrics` (default: Lightning's `hp_metric` placeholder, -1)
-            are logged as scalars."""
-            params = lightning.convert_params(params)
-            self.hparams.update(params)
-            if metrics is None:
-                metrics = {"hp_metric": -1} if self._default_hp_metric else None
-            elif not isinstance(metrics, dict):
-                metrics = {"hp_metric": metrics}
-            if not metrics:
-                return
-            self.log_metrics(metrics, step)
-            values = self._sanitize_params(lightning.flatten_dict(params))
-            summary = hparams_encoding.encode_session_start({key: _shown(v) for key, v in values.items()})
-            self.experiment.add_summary(summary, step)
-            self._session_started = True
+    def _writer(self) -> SummaryWriter:
+        if self._experiment is None:
+            self._experiment = SummaryWriter(log_dir=self.log_dir, **self._kwargs)
+        return self._experiment
 
-        @rank_zero_only
-        def save(self) -> None:
-            """Flush, and write `hparams.yaml` in the run's directory once; a failed write
-            is a warning (Lightning calls this, not the user; Lightning's logger raises)."""
-            settle_quietly(self.experiment.flush, _NAME, "flushing the writer")
-            hparams_file = join(self.log_dir, self.NAME_HPARAMS_FILE)
-            if storage.kind(self.log_dir) == "directory" and storage.kind(hparams_file) is None:
-                settle_quietly(
-                    lambda: lightning.save_hparams_to_yaml(hparams_file, self.hparams),
-                    _NAME,
-                    f"writing {self.NAME_HPARAMS_FILE}",
-                )
+    @rank_zero_only
+    def log_metrics(self, metrics: Mapping[str, Any], step: int | None = None) -> None:
+        """Scalars at `step`; a dict value is a group of series (`add_scalars`)."""
+        for key, value in metrics.items():
+            tag = f"{self._prefix}{self.LOGGER_JOIN_CHAR}{key}" if self._prefix else key
+            if isinstance(value, dict):
+                self.experiment.add_scalars(tag, value, step)
+                continue
+            value = value.item() if callable(getattr(value, "item", None)) else value
+            try:
+                self.experiment.add_scalar(tag, value, step)
+            except (TypeError, ValueError) as error:
+                raise ValueError(
+                    f"summarylib TensorBoardLogger: cannot log {tag!r}: {error}. "
+                    "Log a number, a 0-d tensor or a dict of them."
+                ) from error
 
-        @rank_zero_only
-        def finalize(self, status: str) -> None:
-            """End the session with `status` and close the writer (a failed write is a
-            warning, not raised into `trainer.fit`); on success, save."""
-            if self._experiment is not None:
-                if self._session_started:
-                    status_name = _END_STATUSES.get(status, "unknown")
-                    self._experiment.add_summary(hparams_encoding.encode_session_end(status_name))
-                settle_quietly(self._experiment.close, _NAME, "closing the writer")
-            if status == "success":
-                self.save()
+    @rank_zero_only
+    def log_hyperparams(
+        self, params: dict[str, Any] | Namespace, metrics: Any = None, step: int | None = None
+    ) -> None:
+        """Record the run's hyperparameters for the HParams dashboard and `hparams.yaml`;
+        `metrics` (default: Lightning's `hp_metric` placeholder, -1) are logged as scalars."""
+        params = self._lightning.convert_params(params)
+        self.hparams.update(params)
+        if metrics is None:
+            metrics = {"hp_metric": -1} if self._default_hp_metric else None
+        elif not isinstance(metrics, dict):
+            metrics = {"hp_metric": metrics}
+        if not metrics:
+            return
+        self.log_metrics(metrics, step)
+        values = self._sanitize_params(self._lightning.flatten_dict(params))
+        summary = hparams_encoding.encode_session_start({key: _shown(v) for key, v in values.items()})
+        self.experiment.add_summary(summary, step)
+        self._session_started = True
 
-    return TensorBoardLogger
+    @rank_zero_only
+    def save(self) -> None:
+        """Flush, and write `hparams.yaml` in the run's directory once; a failed write is a
+        warning (Lightning calls this, not the user; Lightning's logger raises)."""
+        settle_quietly(self.experiment.flush, _NAME, "flushing the writer")
+        hparams_file = join(self.log_dir, self.NAME_HPARAMS_FILE)
+        if storage.kind(self.log_dir) == "directory" and storage.kind(hparams_file) is None:
+            settle_quietly(
+                lambda: self._lightning.save_hparams_to_yaml(hparams_file, self.hparams),
+                _NAME,
+                f"writing {self.NAME_HPARAMS_FILE}",
+            )
+
+    @rank_zero_only
+    def finalize(self, status: str) -> None:
+        """End the session with `status` and close the writer (a failed write is a warning,
+        not raised into `trainer.fit`); on success, save."""
+        if self._experiment is not None:
+            if self._session_started:
+                status_name = _END_STATUSES.get(status, "unknown")
+                self._experiment.add_summary(hparams_encoding.encode_session_end(status_name))
+            settle_quietly(self._experiment.close, _NAME, "closing the writer")
+        if status == "success":
+            self.save()
