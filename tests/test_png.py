@@ -1,10 +1,17 @@
 """The PNG encoder: files about as small as pillow's at its default compression (what TF's and
-tensorboardX's event files hold) for every kind of image people log, pixels that decode back
-exactly through pillow and TensorBoard, and every row filter right on the edge cases."""
+tensorboardX's event files hold) for every kind of image people log (real photographs, charts,
+gradients, text, parameter maps, the weights of a trained model, noise), pixels that decode
+back exactly through pillow and TensorBoard, and every row filter right on the edge cases."""
 
 from __future__ import annotations
 
+import ast
+import functools
 import io
+import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -18,7 +25,7 @@ from summarylib.compat import v1
 from summarylib.ops import image as image_encoding
 from summarylib.ops import png
 from summarylib.proto import summary_pb2
-from tests.images import photo
+from tests.images import photo, real_photos, smooth_map, trained_weights
 from tests.tensorboard_data import provider_for
 from tests.test_image import decode_png, decode_tensor
 
@@ -89,6 +96,9 @@ KINDS = {
     "parameter map (float)": parameter_map,
     "noise": noise,
     "large gray noise": lambda: noise(1000, 1000, 1),
+    "smooth parameter map (float, 1000x1000)": lambda: smooth_map()[..., None],
+    "trained weights (float, 1000x1000)": functools.cache(lambda: trained_weights()[..., None]),
+    **{f"real photo, {name}": functools.partial(np.copy, pixels) for name, pixels in real_photos().items()},
 }
 
 
@@ -167,9 +177,57 @@ def test_any_image_round_trips_under_any_filter(pixels, filter_type):
     np.testing.assert_array_equal(decode_png(png.encode_png(pixels, filter_type)), pixels)
 
 
-def test_noise_is_not_filtered_and_smooth_images_are():
-    # On noise no filter predicts, and None costs nothing to apply.
+def test_noise_is_stored_and_smooth_images_are_filtered():
+    # On noise no filter predicts and deflate finds nothing: stored, unfiltered, costs a copy.
     for seed in range(10):
         pixels = np.random.default_rng(seed).integers(0, 256, (64, 64, 3), dtype=np.uint8)
-        assert png.choose_filter(pixels.reshape(64, -1), 3) == png.NONE
-    assert png.choose_filter(gradient(64, 64).reshape(64, -1), 3) != png.NONE
+        assert png.choose_filter(pixels.reshape(64, -1), 3) == (png.NONE, True)
+    filter_type, incompressible = png.choose_filter(gradient(64, 64).reshape(64, -1), 3)
+    assert filter_type != png.NONE and not incompressible
+
+
+_WITHOUT = """
+import warnings
+
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as caught:
+    import numpy as np
+
+    import summarylib as sl
+    from summarylib.ops import png
+    from tests.images import photo, smooth_map
+    from tests.test_image import decode_png
+
+    images = [photo(), photo(64, 96, seed=1)[..., :1], (smooth_map(200) * 255).astype(np.uint8)[..., None]]
+    for pixels in images:
+        np.testing.assert_array_equal(decode_png(png.encode_png(pixels)), pixels)
+    print(repr(png.encode_png(images[0])))
+print("WARNINGS", [f"{w.category.__name__}: {w.message}" for w in caught])
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("missing", [["isal"], ["deflate"], ["isal", "deflate"]])
+def test_encodes_the_same_pixels_without_isal_or_libdeflate(tmp_path, missing):
+    # Each missing package is shadowed by one whose import fails, as on a platform without
+    # its wheel: summarylib still imports, every PNG decodes to the same pixels, and one
+    # warning says what is missing.
+    for package in missing:
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "__init__.py").write_text(f"raise ImportError('no {package} here')\n")
+    root = pathlib.Path(__file__).resolve().parent.parent
+    result = subprocess.run(
+        [sys.executable, "-c", _WITHOUT],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(root)])},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    *_, encoded, warned = result.stdout.splitlines()
+    assert decode_png(ast.literal_eval(encoded)).shape == (256, 256, 3)
+    messages = ast.literal_eval(warned.removeprefix("WARNINGS "))
+    assert len(messages) == len(missing), messages
+    for package, message in zip(missing, messages, strict=True):
+        assert message.startswith(f"RuntimeWarning: summarylib: {package} cannot be imported")

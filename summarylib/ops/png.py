@@ -5,21 +5,20 @@ Written by hand, with numpy and ISA-L, for speed; what makes PNGs small is kept:
 
 - Row filters. PNG predicts each byte from its neighbours to the left (a), above (b) and
   above-left (c) and stores the difference: None, Sub (x - a), Up (x - b), Average
-  (x - floor((a + b) / 2)) or Paeth (x - whichever of a, b, c is nearest a + b - c). libpng
-  chooses one per row by the smallest sum of absolute differences (the bytes read as signed);
-  here that sum is taken over a sample of rows and the winner filters the whole image, one
-  vectorized pass, where per-row choice measured no smaller on photos, plots, gradients, text
-  and noise. A filter has to beat None by a margin to be used: on noise none predicts and
-  None costs nothing.
-- Deflate with ISA-L (python-isal) at its level 1: 0.6 ms for a 256x256 RGB photo where
-  zlib at level 1 takes 3 ms and pillow (zlib level 6, per-row filters) 10 to 20 ms, at about
-  the same size; 1.5 ms for a 1000x1000 image of noise (libdeflate: 12 ms). Its fast levels
-  find few of the long matches of very redundant data (gradients, text, plots: 1.2 to 2.2x
-  pillow's size), so output smaller than 1/8 of its input, which zlib also compresses
-  quickly, is deflated again with zlib at level 4 and the smaller kept.
+  (x - floor((a + b) / 2)) or Paeth (x - whichever of a, b, c is nearest a + b - c). One
+  filter is chosen from a sample of rows and filters the whole image, one vectorized pass
+  over blocks of rows small enough to stay in the CPU's cache (a whole large image's
+  temporaries measured 5x slower), where per-row choice measured no smaller. The choice is
+  by the size the fast deflate gives each filtered sample; on very redundant samples
+  (gradients, plots), whose size that deflate estimates poorly, by libpng's measure, the
+  smallest sum of absolute differences, with a margin over None.
+- Deflate (`summarylib.ops.png_deflate`): ISA-L's fast level, libdeflate and zlib as the
+  data's redundancy calls for; a sample that does not compress (noise) makes the image
+  stored uncompressed, as pillow's output then is too, at the cost of a copy.
 
-Measured on photo-like, plot, gradient, text, parameter-map and noise images: at most 1.07x
-the bytes of pillow's PNGs at its default compression (tests/test_png.py holds it to 1.1x).
+Measured on real photographs, photo-like, plot, gradient, text, parameter-map and noise
+images: at most 1.1x the bytes of pillow's PNGs at its default compression (tests/test_png.py
+holds every kind to it).
 
 The result is an 8-bit PNG (gray, gray+alpha, RGB or RGBA, not interlaced) of one IDAT chunk
 that decodes to exactly the given pixels.
@@ -28,10 +27,10 @@ that decodes to exactly the given pixels.
 from __future__ import annotations
 
 import struct
-import zlib
 
 import numpy as np
-from isal import isal_zlib
+
+from summarylib.ops.png_deflate import crc32, deflate, fast, stored
 
 NONE, SUB, UP, AVERAGE, PAETH = range(5)
 FILTERS = (NONE, SUB, UP, AVERAGE, PAETH)
@@ -41,58 +40,73 @@ _COLOR_TYPES = {1: 0, 2: 4, 3: 2, 4: 6}  # gray, gray+alpha, RGB, RGBA
 _HEADER = struct.Struct(">IIBBBBB")  # width, height, depth, color, compression, filter, interlace
 _UINT32 = struct.Struct(">I")
 
-# The rows the filter is chosen from: evenly spread over the image, at most this many.
-_SAMPLE_ROWS = 16
-# A filter other than None is used only if its sum of absolute differences is below this
-# fraction of None's. On noise every filter scores None's, give or take a few percent over a
-# small sample, and None is free; on photos, plots, gradients and maps the best filter
-# scores at most about half of None's.
-_MARGIN = 0.9
-# Deflated output smaller than 1/_REDUNDANT of its input is deflated again with zlib.
+# The rows the filter is chosen from, evenly spread over the image: about this many bytes
+# (ISA-L's time per byte more than doubles past 8 KiB; 4 KiB chose as well as 8 on
+# every kind tests/test_png.py holds), and at least _MIN_SAMPLE_ROWS.
+_SAMPLE_BYTES = 4096
+_MIN_SAMPLE_ROWS = 4
+# On a sample whose best filter deflates to under 1/_REDUNDANT of it, the filter is chosen
+# by the sum of absolute differences: a filter other than None only if its sum is below
+# _MARGIN of None's.
 _REDUNDANT = 8
-_ZLIB_LEVEL = 4
-_ISAL_LEVEL = 1
+_MARGIN = 0.9
+# A sample whose best filter deflates to more than this fraction of it is stored.
+_INCOMPRESSIBLE = 0.98
+# Average and Paeth filter rows in blocks of about this many bytes: their temporaries (7
+# bytes a byte for Paeth) then stay in cache, where a whole large image's measured 5x slower.
+_BLOCK_BYTES = 131072
 
 
 def encode_png(image: np.ndarray, filter_type: int | None = None) -> bytes:
     """One `[h, w, c]` uint8 image (c in 1..4: gray, gray+alpha, RGB, RGBA) as an 8-bit PNG.
 
     `filter_type` (one of `FILTERS`) filters every row with that filter; by default the
-    filter is chosen from a sample of rows. Both decode to the same pixels.
+    filter is chosen from a sample of rows, and an image whose sample does not compress is
+    stored. All decode to the same pixels.
     """
     height, width, channels = image.shape
     rows = image.reshape(height, width * channels)
+    incompressible = False
     if filter_type is None:
-        filter_type = choose_filter(rows, channels)
+        filter_type, incompressible = choose_filter(rows, channels)
+    scanlines = filter_rows(rows, channels, filter_type)
     header = _HEADER.pack(width, height, 8, _COLOR_TYPES[channels], 0, 0, 0)
     return b"".join(
         [
             _SIGNATURE,
             *_chunk(b"IHDR", header),
-            *_chunk(b"IDAT", _deflate(filter_rows(rows, channels, filter_type))),
+            *_chunk(b"IDAT", stored(scanlines) if incompressible else deflate(scanlines)),
             *_END,
         ]
     )
 
 
-def choose_filter(rows: np.ndarray, bpp: int) -> int:
-    """The filter with the smallest sum of absolute differences (bytes read as signed) over a
-    sample of `rows` (`[h, w * c]` uint8, `bpp = c` bytes a pixel), libpng's measure of how
-    well a filter predicts; None unless another beats it by a margin."""
+def choose_filter(rows: np.ndarray, bpp: int) -> tuple[int, bool]:
+    """The filter for `rows` (`[h, w * c]` uint8, `bpp = c` bytes a pixel) and whether they
+    are incompressible (to be stored), judged on a sample of rows: the filter whose sample
+    the fast deflate makes smallest, or on very redundant samples the one with the smallest
+    sum of absolute differences (bytes read as signed), libpng's measure."""
     height, length = rows.shape
-    sample = np.unique(np.linspace(0, height - 1, min(height, _SAMPLE_ROWS)).astype(np.intp))
+    count = min(height, max(_MIN_SAMPLE_ROWS, _SAMPLE_BYTES // length))
+    sample = np.unique(np.linspace(0, height - 1, count).astype(np.intp))
     # Each sampled row below the row above it (zeros above the first), as a padded 2-row image.
     padded = np.zeros((len(sample), 2, length + bpp), np.uint8)
     padded[:, 1, bpp:] = rows[sample]
     above = sample > 0
     padded[above, 0, bpp:] = rows[sample[above] - 1]
-    filtered = np.empty((len(sample), 1, length), np.uint8)
-    costs = []
+    neighbours = _neighbours(padded, bpp)
+    filtered = [np.empty((len(sample), 1, length), np.uint8) for _ in FILTERS]
     for filter_type in FILTERS:
-        _filter(*_neighbours(padded, bpp), filter_type, out=filtered)
-        costs.append(int(np.abs(filtered.view(np.int8)).view(np.uint8).sum(dtype=np.uint64)))
+        _filter(*neighbours, filter_type, out=filtered[filter_type])
+    sizes = [len(fast(block)) for block in filtered]
+    best = min(FILTERS, key=sizes.__getitem__)
+    if sizes[best] > _INCOMPRESSIBLE * filtered[best].nbytes:
+        return NONE, True
+    if sizes[best] * _REDUNDANT >= filtered[best].nbytes:
+        return best, False
+    costs = [int(np.abs(block.view(np.int8)).view(np.uint8).sum(dtype=np.uint64)) for block in filtered]
     best = min(FILTERS, key=costs.__getitem__)
-    return best if costs[best] < _MARGIN * costs[NONE] else NONE
+    return (best if costs[best] < _MARGIN * costs[NONE] else NONE), False
 
 
 def filter_rows(rows: np.ndarray, bpp: int, filter_type: int) -> np.ndarray:
@@ -106,7 +120,10 @@ def filter_rows(rows: np.ndarray, bpp: int, filter_type: int) -> np.ndarray:
         return scanlines
     padded = np.zeros((height + 1, length + bpp), np.uint8)
     padded[1:, bpp:] = rows
-    _filter(*_neighbours(padded, bpp), filter_type, out=scanlines[:, 1:])
+    block = max(1, _BLOCK_BYTES // length) if filter_type in (AVERAGE, PAETH) else height
+    for start in range(0, height, block):
+        stop = min(start + block, height)
+        _filter(*_neighbours(padded[start : stop + 1], bpp), filter_type, out=scanlines[start:stop, 1:])
     return scanlines
 
 
@@ -163,18 +180,9 @@ def _paeth(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return prediction
 
 
-def _deflate(data: np.ndarray) -> bytes:
-    """A zlib stream of `data`: ISA-L's, or zlib's where the data is redundant enough for
-    zlib to be both quick and smaller."""
-    compressed = isal_zlib.compress(data, _ISAL_LEVEL)
-    if len(compressed) * _REDUNDANT < data.nbytes:
-        compressed = min(compressed, zlib.compress(data, _ZLIB_LEVEL), key=len)
-    return compressed
-
-
 def _chunk(kind: bytes, data: bytes) -> tuple[bytes, bytes, bytes, bytes]:
     """A PNG chunk's parts: length, type, data, CRC-32 of type and data."""
-    return _UINT32.pack(len(data)), kind, data, _UINT32.pack(isal_zlib.crc32(data, isal_zlib.crc32(kind)))
+    return _UINT32.pack(len(data)), kind, data, _UINT32.pack(crc32(data, crc32(kind)))
 
 
 _END = _chunk(b"IEND", b"")
