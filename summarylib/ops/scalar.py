@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import operator
 import struct
 from collections.abc import Callable
 
@@ -111,75 +110,70 @@ def _event_rows(
 
 
 Around = Callable[..., tuple[bytes, bytes]]
-_VALUE = operator.itemgetter(1)  # an item's value, in its arguments
-_REST = operator.itemgetter(slice(2, None))  # its arguments after the value
+# Distinct step varint lengths (0 marks an event made one by one: a step or wall time
+# that is not positive), so a group key can hold a tag's index and a length.
+_LENGTHS = 11
 
 
-def scalar_events(
-    items: list[tuple[float, int, tuple[str, float, str | None]]],
-) -> list[tuple[np.ndarray, np.ndarray]]:
+def scalar_events(items: list[tuple]) -> list[tuple[np.ndarray, np.ndarray]]:
     """Many scalar events at once (the batch form of scalar_event): `(positions, rows)`
     pairs, the rows holding the events of `items[positions]`, byte for byte."""
     return batch_events(items, _around_value, scalar_event)
 
 
 def batch_events(
-    items: list[tuple[float, int, tuple]], around: Around, make_event: Callable[..., bytes]
+    items: list[tuple], around: Around, make_event: Callable[..., bytes]
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The batch form of an event maker whose events are `wall_time, step, before, the
-    float32 value, after`, for items whose args are `(tag, value, *rest)`:
-    `around(tag, *rest)` gives `(before, after)`. Events that need another head (a zero
-    or negative step or wall time) are made one by one by `make_event`."""
-    by_tag: dict[str, tuple[list, list, list, list]] = {}
-    for position, (wall_time, step, args) in enumerate(items):
-        tag = args[0]
-        columns = by_tag.get(tag)
-        if columns is None:
-            columns = by_tag[tag] = ([], [], [], [])
-        columns[0].append(position)
-        columns[1].append(wall_time)
-        columns[2].append(step)
-        columns[3].append(args)
-    groups = []
-    for tag, columns in by_tag.items():
-        groups += _tag_rows(tag, *columns, around, make_event)
-    return groups
+    float32 value, after`, for items `(wall_time, step, args, ...)` whose args are
+    `(tag, value, *rest)`: `around(tag, *rest)` gives `(before, after)`. Events that
+    need another head (a zero or negative step or wall time) are made one by one by
+    `make_event`.
 
-
-def _tag_rows(
-    tag: str,
-    positions: list,
-    walls: list,
-    steps: list,
-    arguments: list,
-    around: Around,
-    make_event: Callable[..., bytes],
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The events of one tag as `(positions, rows)`: one pair per stretch of equal
-    arguments after the value (a description) and step varint length."""
-    positions_array = np.array(positions, np.intp)
+    Column by column, without a Python loop over the items: the writer's thread encodes
+    every scalar this way, and its time is taken from the caller's loop (one GIL).
+    """
+    walls = [item[0] for item in items]
+    steps = [item[1] for item in items]
+    arguments = [item[2] for item in items]
+    tags = [args[0] for args in arguments]
+    count = len(tags)
+    rest_fields = [[args[field] for args in arguments] for field in range(2, len(arguments[0]))]
+    if all(field.count(field[0]) == count for field in rest_fields):  # one description
+        keys: list = tags
+        rests: tuple | None = tuple(field[0] for field in rest_fields)
+    else:
+        keys, rests = list(zip(tags, *rest_fields, strict=True)), None
     walls_array = np.array(walls, np.float64)
     steps_array = np.array(steps, np.int64)
-    values_array = np.array(list(map(_VALUE, arguments)), np.float64)
+    values_array = np.array([args[1] for args in arguments], np.float64)
     lengths = np.where((walls_array > 0) & (steps_array > 0), _varint_lengths(steps_array), 0)
-    changes = set((np.flatnonzero(np.diff(lengths)) + 1).tolist())
-    rests = list(map(_REST, arguments))
-    if rests.count(rests[0]) != len(rests):  # descriptions that change
-        changes.update(i for i in range(1, len(rests)) if rests[i] != rests[i - 1])
+    unique = list(dict.fromkeys(keys))
+    if len(unique) == 1:
+        group_keys = lengths
+    else:
+        index = {key: number for number, key in enumerate(unique)}
+        group_keys = np.fromiter(map(index.__getitem__, keys), np.int64, count) * _LENGTHS + lengths
+    if group_keys.min() == group_keys.max():  # the usual batch: one tag, one step length
+        order, bounds = np.arange(count), [0, count]
+    else:
+        order = np.argsort(group_keys, kind="stable")
+        bounds = [0, *(np.flatnonzero(np.diff(group_keys[order])) + 1).tolist(), count]
     groups = []
-    for start, end in itertools.pairwise([0, *sorted(changes), len(lengths)]):
-        length, rest = int(lengths[start]), rests[start]
+    for start, end in itertools.pairwise(bounds):
+        positions = order[start:end]
+        key, length = divmod(int(group_keys[positions[0]]), _LENGTHS)
+        tag, rest = (unique[key], rests) if rests is not None else (unique[key][0], unique[key][1:])
         if length:
             before, after = around(tag, *rest)
-            part = slice(start, end)
             rows = _event_rows(
-                walls_array[part], steps_array[part], values_array[part], length, before, after
+                walls_array[positions], steps_array[positions], values_array[positions], length, before, after
             )
-            groups.append((positions_array[part], rows))
+            groups.append((positions, rows))
             continue
-        for index in range(start, end):  # zero or negative steps or wall times: one by one
-            event = make_event(walls[index], steps[index], *arguments[index])
-            groups.append((positions_array[index : index + 1], np.frombuffer(event, np.uint8).reshape(1, -1)))
+        for position in positions.tolist():  # zero or negative steps or wall times: one by one
+            event = make_event(walls[position], steps[position], *arguments[position])
+            groups.append((np.array([position], np.intp), np.frombuffer(event, np.uint8).reshape(1, -1)))
     return groups
 
 

@@ -7,11 +7,13 @@ spend their time in numpy, zlib or PNG code release the GIL, so this work runs o
 second core while the training loop goes on. A flush is a marker in the same queue, so
 it returns only after everything queued before it.
 
-Queue items are `(make_event, args, wall_time, step, nbytes)`: the worker calls
+Queue items are `(wall_time, step, args, make_event, nbytes)`: the worker calls
 `make_event(wall_time, step, *args)` for the serialized Event (see event_codec), or
 None when the maker wrote its event to a file of its own (see series_files);
 `nbytes` is the size of the arrays the item holds (0 for small items). A flush is the
-marker `(FLUSH, (fsync, done), 0, 0, 0)`.
+marker `(0, 0, (fsync, done), FLUSH, 0)`. The order is the one the batch makers take
+(`(wall_time, step, args, ...)`), so the worker hands a run of scalars to numpy as it
+dequeued them, without a Python loop over them (see ops/scalar.py batch_events).
 
 The queue is bounded in bytes: every item counts ITEM_BYTES plus its arrays. A caller
 that finds it full waits for the worker; nothing is dropped. It is bounded in age too: a
@@ -28,11 +30,13 @@ events whose write fails are counted in `stats().events_lost` (see outcomes.py).
 
 from __future__ import annotations
 
+import itertools
 import logging
+import operator
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from summarylib.writer import records
@@ -47,6 +51,7 @@ __all__ = ["Engine", "WriterError", "WriterStats"]
 log = logging.getLogger("summarylib")
 
 FLUSH = object()
+_MAKER = operator.itemgetter(3)  # a queue item's event maker
 
 # Pending events that make the worker write without waiting for its timer.
 DEFAULT_MAX_QUEUE = 1000
@@ -61,7 +66,8 @@ ITEM_BYTES = 256
 # Array bytes pending that wake the worker at once: encoding images, audio and histograms
 # (numpy and zlib, which release the GIL) then overlaps the caller's loop on a second core.
 _WAKE_ARRAY_BYTES = 1 << 20
-# Items of one batch-capable maker encoded at once, at most.
+# Items the worker takes from the queue at once, at most (a run of one batch-capable
+# maker is encoded at once: its numpy arrays stay this small).
 _MAX_RUN = 1 << 13
 # How long close() waits for a worker that makes no progress.
 DEFAULT_CLOSE_TIMEOUT = 30.0
@@ -117,7 +123,7 @@ class Engine:
         """Queue one event, `make_event(wall_time, step, *args)`; waits only while the
         queue is at its bound."""
         queue = self.queue
-        queue.append((make_event, args, wall_time, step, nbytes))
+        queue.append((wall_time, step, args, make_event, nbytes))
         if nbytes:
             with self._array_bytes_lock:
                 self._array_bytes += nbytes
@@ -181,7 +187,7 @@ class Engine:
         if self.closed:
             return
         done = threading.Event()
-        self.queue.append((FLUSH, (fsync, done), 0, 0, 0))
+        self.queue.append((0, 0, (fsync, done), FLUSH, 0))
         self._wake.set()
         self._settle(lambda: self._wait_for_worker(done.wait, "flush", timeout), quiet)
 
@@ -302,31 +308,35 @@ class Engine:
                 return
 
     def _drain(self) -> None:
-        """Encode, frame and write everything queued. Consecutive items of one batch-capable
-        maker (scalars) are encoded together with numpy; the rest one by one. An event
-        that fails to encode is dropped alone (see Output)."""
+        """Encode, frame and write everything queued, in chunks of at most _MAX_RUN items.
+        Consecutive items of one batch-capable maker (scalars) are encoded together
+        with numpy; the rest one by one. An event that fails to encode is dropped alone
+        (see Output)."""
         queue = self.queue
+        popleft = queue.popleft
         output = Output(self, self._flush_secs / 2, self._framer)
-        run: list[tuple[float, int, tuple]] = []
-        run_maker = None
         while queue:
-            make_event, args, wall_time, step, nbytes = queue.popleft()
-            if make_event is FLUSH:
-                output.run(run_maker, run)
-                run = []
-                output.write()
-                self._complete_flush(*args)
-                continue
+            # Popped as they are encoded: an item encoded one by one (1 MB of text) is
+            # released before the next is taken, as the queue's byte bound assumes.
+            items = (popleft() for _ in range(min(len(queue), _MAX_RUN)))
+            for make_event, run in itertools.groupby(items, _MAKER):
+                if make_event is FLUSH:
+                    output.write()
+                    for _, _, (fsync, done), _, _ in run:
+                        self._complete_flush(fsync, done)
+                elif make_event in BATCH_MAKERS:
+                    batch = list(run)
+                    self._dequeued += len(batch)
+                    output.run(make_event, batch)
+                else:
+                    self._encode_each(output, make_event, run)
+        output.write()
+
+    def _encode_each(self, output: Output, make_event: Callable[..., Any], items: Iterable[tuple]) -> None:
+        """Encode queued items of one maker one by one, releasing the bytes of their arrays
+        as each is encoded."""
+        for wall_time, step, args, _, nbytes in items:
             self._dequeued += 1
-            if make_event in BATCH_MAKERS:
-                if make_event is not run_maker or len(run) >= _MAX_RUN:
-                    output.run(run_maker, run)
-                    run, run_maker = [], make_event
-                run.append((wall_time, step, args))
-                continue
-            if run:
-                output.run(run_maker, run)
-                run = []
             try:
                 output.event(make_event, wall_time, step, args)
             finally:
@@ -334,8 +344,6 @@ class Engine:
                     with self._array_bytes_lock:
                         self._array_bytes -= nbytes
                     self.room_made.set()
-        output.run(run_maker, run)
-        output.write()
 
     def written_elsewhere(self) -> None:
         """Count one event its maker wrote to a file of its own (series_files)."""

@@ -90,17 +90,15 @@ class Output:
         except Exception as error:  # a bad value, an encoder bug, a series file's write
             self._sink.event_failed(make_event, args, error)
 
-    def run(self, make_event: Callable[..., Any] | None, items: list[tuple[float, int, tuple]]) -> None:
-        """Encode `(wall_time, step, args)` items of one batch maker at once (see
-        event_codec.BATCH_MAKERS); if that fails, one by one."""
-        if not items:
-            return
+    def run(self, make_event: Callable[..., Any], items: list[tuple]) -> None:
+        """Encode queued `(wall_time, step, args, ...)` items of one batch maker at once
+        (see event_codec.BATCH_MAKERS); if that fails, one by one."""
         try:
             groups = BATCH_MAKERS[make_event](items)
             framed = [(positions, records.frame_rows(rows)) for positions, rows in groups]
             joined = records.interleave(framed, len(items))
         except Exception:
-            for wall_time, step, args in items:
+            for wall_time, step, args, *_ in items:
                 self.event(make_event, wall_time, step, args)
             return
         self.add((joined,), len(items))
