@@ -70,9 +70,8 @@ def _diff(path: str, before: str, after: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; returns the exit status."""
-    parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args = _parser().parse_args(argv)
     except SystemExit as exit_:
         return 0 if exit_.code == 0 else 2
     roots = [Path(p) for p in args.paths]
@@ -83,27 +82,15 @@ def main(argv: list[str] | None = None) -> int:
     output = Path(args.output_dir) if args.output_dir else None
     reports: list[FileReport] = []
     diffs: dict[str, str] = {}
-    for root in roots:
-        files = _walk(root) if root.is_dir() else iter([root])
-        for path in files:
-            target = None
-            if output is not None:
-                relative = path.relative_to(root) if root.is_dir() else Path()
-                target = output / root.resolve().name / relative if root.is_dir() else output / path.name
-                target.parent.mkdir(parents=True, exist_ok=True)
-            if not _is_source(path):
-                if target is not None:
-                    shutil.copy2(path, target)
-                continue
-            result = migrate_file(path, args.to)
-            reports.append(result.report)
-            before = path.read_text(encoding="utf-8")
-            if result.changed:
-                diffs[str(path)] = _diff(str(path), before, result.source)
-            if args.in_place and result.changed:
-                path.write_text(result.source, encoding="utf-8")
-            elif target is not None:
-                target.write_text(result.source, encoding="utf-8")
+    for path, target in _files_and_targets(roots, output):
+        if not _is_source(path):
+            if target is not None:
+                shutil.copy2(path, target)
+            continue
+        report, diff = _migrate_to(path, target, args.to, args.in_place)
+        reports.append(report)
+        if diff:
+            diffs[str(path)] = diff
     text = render_json(reports, diffs) if args.json else render_text(reports)
     if not (args.in_place or output is not None or args.json):
         write_stdout("".join(diffs.values()))
@@ -114,3 +101,29 @@ def main(argv: list[str] | None = None) -> int:
     if any(r.error for r in reports):
         return 2
     return 1 if any(r.left for r in reports) else 0
+
+
+def _files_and_targets(roots: list[Path], output: Path | None) -> Iterator[tuple[Path, Path | None]]:
+    """Every file under the roots, with where its migrated copy goes under `output` (a
+    directory root keeps its name there; its parent directories are made), or None."""
+    for root in roots:
+        for path in _walk(root) if root.is_dir() else iter([root]):
+            target = None
+            if output is not None:
+                relative = path.relative_to(root) if root.is_dir() else Path()
+                target = output / root.resolve().name / relative if root.is_dir() else output / path.name
+                target.parent.mkdir(parents=True, exist_ok=True)
+            yield path, target
+
+
+def _migrate_to(path: Path, target: Path | None, to: str, in_place: bool) -> tuple[FileReport, str]:
+    """Migrate one source file, written back (`in_place`) or to `target`; its report and
+    its diff ("" when nothing changed)."""
+    result = migrate_file(path, to)
+    before = path.read_text(encoding="utf-8")
+    diff = _diff(str(path), before, result.source) if result.changed else ""
+    if in_place and result.changed:
+        path.write_text(result.source, encoding="utf-8")
+    elif target is not None:
+        target.write_text(result.source, encoding="utf-8")
+    return result.report, diff
