@@ -14,7 +14,7 @@ import pytest
 import summarylib as sl
 from summarylib import inspect
 from summarylib.proto import event_pb2, summary_pb2, tensor_pb2, types_pb2
-from tests.test_reader import event, event_path, flip, metadata, record_offsets, scalar_event, write_events
+from tests.event_files import event, event_path, flip, metadata, record_offsets, scalar_event, write_events
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SESSION = event_pb2.SessionLog

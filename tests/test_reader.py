@@ -1,30 +1,25 @@
 """Reading event files back: values of every plugin from summarylib, tensorboardX and
-hand-made files, the byte-level scalar path against protobuf, damaged files, follow mode."""
+hand-made files, and the byte-level scalar path against protobuf.
+
+Damaged files: tests/test_reader_damage.py; following live runs and tables:
+tests/test_reader_follow.py."""
 
 from __future__ import annotations
 
 import io
-import itertools
-import math
 import os
 import random
-import struct
 
-import crc32c
 import numpy as np
 import pytest
 import soundfile
 from PIL import Image
 
 import summarylib as sl
-from summarylib.decoding import Audio, Images, PrCurve, decode_value, tensor_array
+from summarylib.decoding import Audio, Images, PrCurve, tensor_array
 from summarylib.proto import event_pb2, histogram_pb2, plugin_data_pb2, summary_pb2, tensor_pb2, types_pb2
 from summarylib.reader import (
-    CORRUPT,
-    TRUNCATED,
-    ZERO_TAIL,
     CorruptRecordError,
-    Reader,
     ReadStatus,
     find_runs,
     iter_events,
@@ -32,115 +27,19 @@ from summarylib.reader import (
     iter_values,
     load_table,
 )
-from summarylib.reading import file_scan, resync
-from summarylib.writer import batch_crc, records
-
-LEGACY_PLUGINS = {"simple_value": "scalars", "histo": "histograms", "image": "images", "audio": "audio"}
-
-
-# Helpers -----------------------------------------------------------------------------------
-
-
-def metadata(plugin: str, content: bytes = b"") -> summary_pb2.SummaryMetadata:
-    meta = summary_pb2.SummaryMetadata()
-    meta.plugin_data.plugin_name = plugin
-    meta.plugin_data.content = content
-    return meta
-
-
-def scalar_tensor(value: float, dtype: int = types_pb2.DT_FLOAT) -> tensor_pb2.TensorProto:
-    fmt = "<f" if dtype == types_pb2.DT_FLOAT else "<d"
-    return tensor_pb2.TensorProto(dtype=dtype, tensor_shape={}, tensor_content=struct.pack(fmt, value))
-
-
-def event(step: int, *values: summary_pb2.Summary.Value, wall_time: float = 1.5) -> event_pb2.Event:
-    return event_pb2.Event(step=step, wall_time=wall_time, summary=summary_pb2.Summary(value=values))
-
-
-def scalar_event(tag: str, step: int, value: float, wall_time: float = 1.5, plugin: str | None = "scalars"):
-    summary_value = summary_pb2.Summary.Value(tag=tag, tensor=scalar_tensor(value))
-    if plugin is not None:
-        summary_value.metadata.CopyFrom(metadata(plugin))
-    return event(step, summary_value, wall_time=wall_time)
-
-
-def write_events(path: str, events, mode: str = "ab") -> None:
-    """Frame events into a file by hand, as any writer would."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, mode) as file:
-        file.write(b"".join(records.frame(e.SerializeToString()) for e in events))
-
-
-def event_path(directory: str, name: str = "events.out.tfevents.1700000000.host.1.0") -> str:
-    return os.path.join(directory, name)
-
-
-def record_offsets(path: str) -> list[int]:
-    """Start offsets of the complete records of a file, found without the reader."""
-    with open(path, "rb") as file:
-        data = file.read()
-    offsets, position = [], 0
-    while position + 12 <= len(data):
-        (length,) = struct.unpack_from("<Q", data, position)
-        if position + length + 16 > len(data):
-            break
-        offsets.append(position)
-        position += length + 16
-    return offsets
-
-
-def write_scalars(logdir: str, count: int, tag: str = "loss") -> str:
-    """A summarylib file with `count` scalars at steps 0..count-1, value step / 2."""
-    writer = sl.create_file_writer(logdir)
-    with writer.as_default():
-        for step in range(count):
-            sl.scalar(tag, step / 2, step=step)
-    writer.close()
-    return writer.path
-
-
-def reference_values(path: str) -> list[tuple]:
-    """(run, tag, step, wall_time, plugin, value) of every value, parsed with protobuf, each
-    tag's plugin taken from the first metadata of its run (legacy fields: their plugin)."""
-    found = []
-    for run, files in (find_runs(path) if os.path.isdir(path) else {".": [path]}).items():
-        plugins: dict[str, str] = {}
-        for file in files:
-            for e in iter_events(file):
-                for value in e.summary.value:
-                    kind = value.WhichOneof("value")
-                    claim = LEGACY_PLUGINS.get(kind)
-                    if claim is None and value.HasField("metadata"):
-                        claim = value.metadata.plugin_data.plugin_name
-                    if claim is not None:
-                        plugins.setdefault(value.tag, claim)
-                    if kind is not None:
-                        plugin = plugins.get(value.tag, "")
-                        found.append(
-                            (run, value.tag, e.step, e.wall_time, plugin, decode_value(value, plugin))
-                        )
-    return found
-
-
-def same(a, b) -> bool:
-    """Equality of decoded values: NaN equals NaN, arrays equal in dtype, shape and items."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, PrCurve):
-        a, b = a.data, b.data
-    if isinstance(a, np.ndarray):
-        return a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
-    if isinstance(a, float):
-        return a == b or (math.isnan(a) and math.isnan(b))
-    return a == b
-
-
-def same_values(got: list, expected: list) -> None:
-    assert len(got) == len(expected)
-    for have, want in zip(got, expected, strict=True):
-        assert tuple(have[:5]) == tuple(want[:5]), (have, want)
-        assert same(have[5], want[5]), (have, want)
-
+from summarylib.reading import file_scan
+from tests.event_files import (
+    event,
+    event_path,
+    metadata,
+    record_offsets,
+    reference_values,
+    same_values,
+    scalar_event,
+    scalar_tensor,
+    write_events,
+    write_scalars,
+)
 
 # Values of every plugin ----------------------------------------------------------------------
 
@@ -451,231 +350,3 @@ def test_tensors_read_as_tensorflow_reads_them():
         read_tensor(types_pb2.DT_FLOAT, [2], float_val=[1, 2, 3])
     with pytest.raises(ValueError, match="tensor_content holds 1 values for a tensor of shape"):
         read_tensor(types_pb2.DT_FLOAT, [2], tensor_content=b"\0" * 4)
-
-
-# Damaged files -----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def sound_file(tmp_path):
-    """A summarylib file of 200 scalars (steps 0..199) and the offsets of its 201 records."""
-    path = write_scalars(str(tmp_path / "run"), 200)
-    offsets = record_offsets(path)
-    assert len(offsets) == 201
-    return path, offsets
-
-
-def damage(path: str, offset: int, data: bytes) -> None:
-    with open(path, "r+b") as file:
-        file.seek(offset)
-        file.write(data)
-
-
-def flip(path: str, offset: int) -> None:
-    with open(path, "rb") as file:
-        file.seek(offset)
-        byte = file.read(1)
-    damage(path, offset, bytes([byte[0] ^ 0x40]))
-
-
-@pytest.mark.parametrize("cut", [7, 20])  # inside the header, inside the payload
-def test_truncated_last_record_ends_reading_and_is_reported(sound_file, cut):
-    path, offsets = sound_file
-    os.truncate(path, offsets[-1] + cut)
-    problems = []
-    assert [v.step for v in iter_values(path, problems=problems)] == list(range(199))
-    (problem,) = problems
-    assert (problem.path, problem.offset, problem.kind, problem.size) == (path, offsets[-1], TRUNCATED, cut)
-    assert f"at byte offset {offsets[-1]}" in str(problem)
-    status = ReadStatus()
-    assert len(list(iter_records(path, status))) == 200
-    assert status.end_offset == offsets[-1]
-    assert status.end_offset + status.truncated_bytes == os.path.getsize(path)
-
-
-def test_zero_filled_tail_is_reported_as_such(sound_file):
-    path, _ = sound_file
-    size = os.path.getsize(path)
-    with open(path, "ab") as file:
-        file.write(bytes(5000))
-    problems = []
-    assert [v.step for v in iter_values(path, problems=problems)] == list(range(200))
-    assert [(p.offset, p.kind, p.size) for p in problems] == [(size, ZERO_TAIL, 5000)]
-    assert "zero-filled tail" in str(problems[0])
-
-
-def test_flipped_byte_in_the_middle_raises_naming_file_and_offset(sound_file):
-    path, offsets = sound_file
-    flip(path, offsets[100] + 30)
-    steps = []
-    with pytest.raises(
-        CorruptRecordError, match=rf"{path}: corrupt record at byte offset {offsets[100]}"
-    ) as error:
-        steps.extend(v.step for v in iter_values(path))
-    assert steps == list(range(99)) and error.value.offset == offsets[100]
-    with pytest.raises(CorruptRecordError, match="payload CRC mismatch"):
-        list(iter_records(path))
-
-
-@pytest.mark.parametrize(("where", "why"), [(2, "length CRC mismatch"), (30, "payload CRC mismatch")])
-def test_tolerant_mode_skips_to_the_next_valid_record(sound_file, where, why):
-    path, offsets = sound_file
-    flip(path, offsets[100] + where)
-    problems = []
-    steps = [v.step for v in iter_values(path, tolerant=True, problems=problems)]
-    assert steps == [s for s in range(200) if s != 99]
-    (problem,) = problems
-    assert (problem.offset, problem.kind, problem.size) == (
-        offsets[100],
-        CORRUPT,
-        offsets[101] - offsets[100],
-    )
-    assert why in problem.detail
-
-
-def test_zeros_in_the_middle_are_corruption_not_a_tail(sound_file):
-    path, offsets = sound_file
-    damage(path, offsets[50], bytes(offsets[52] - offsets[50]))
-    with pytest.raises(
-        CorruptRecordError, match=f"byte offset {offsets[50]}: zero bytes where a record header"
-    ):
-        list(iter_values(path))
-    problems = []
-    steps = [v.step for v in iter_values(path, tolerant=True, problems=problems)]
-    assert steps == [s for s in range(200) if s not in (49, 50)]
-    assert [(p.offset, p.kind) for p in problems] == [(offsets[50], CORRUPT)]
-
-
-def test_garbage_tail_is_corruption(sound_file):
-    path, _ = sound_file
-    size = os.path.getsize(path)
-    with open(path, "ab") as file:
-        file.write(b"\xff" * 40)
-    with pytest.raises(CorruptRecordError, match=f"byte offset {size}"):
-        list(iter_values(path))
-    problems = []
-    assert len(list(iter_values(path, tolerant=True, problems=problems))) == 200
-    assert [(p.offset, p.kind, p.size) for p in problems] == [(size, CORRUPT, 40)]
-
-
-def test_crc_checking_can_be_skipped(sound_file):
-    path, offsets = sound_file
-    flip(path, offsets[100] + 12 + value_position(path, offsets[100]))
-    values = list(iter_values(path, check_crc=False))
-    assert [v.step for v in values] == list(range(200)) and values[99].value != 49.5
-
-
-def value_position(path: str, offset: int) -> int:
-    """Position of the value 49.5 in the payload of the scalar record at `offset`."""
-    with open(path, "rb") as file:
-        file.seek(offset)
-        (length,) = struct.unpack("<Q", file.read(12)[:8])
-        payload = file.read(length)
-    return payload.index(struct.pack("<f", 49.5))
-
-
-def test_resync_finds_a_record_across_windows(sound_file):
-    path, offsets = sound_file
-    with open(path, "rb") as file:
-        assert resync.resync(file, offsets[3] + 1, os.path.getsize(path), window=32) == offsets[4]
-
-
-def test_checking_crcs_of_many_records_at_once_matches_crc32c():
-    rng = np.random.default_rng(1)
-    rows = np.tile(rng.integers(0, 256, 56, dtype=np.uint8), (40, 1))
-    rows[:, [3, 17, 50]] = rng.integers(0, 256, (40, 3), dtype=np.uint8)
-    crcs = batch_crc.row_crcs(rows, 53)
-    assert crcs.tolist() == [crc32c.crc32c(row[:53].tobytes()) for row in rows]
-    noise = bytearray(rng.integers(0, 256, 300, dtype=np.uint8).tobytes())
-    header = records.header(1234)
-    noise[77:89] = header
-    assert 77 in resync.header_candidates(noise, len(noise))
-
-
-# Follow mode -------------------------------------------------------------------------------
-
-
-def test_follow_mode_continues_where_it_stopped_and_picks_up_new_files_and_runs(tmp_path):
-    logdir = str(tmp_path)
-    path = event_path(os.path.join(logdir, "a"))
-    write_events(path, [scalar_event("x", s, float(s)) for s in range(5)])
-    follow = Reader(logdir)
-    assert [v.step for v in follow] == [0, 1, 2, 3, 4]
-    assert list(follow) == []
-    complete = records.frame(scalar_event("x", 5, 5.0).SerializeToString())
-    with open(path, "ab") as file:
-        file.write(complete[:30])  # a record being written
-    assert list(follow) == []
-    assert [(p.offset, p.kind) for p in follow.problems] == [(os.path.getsize(path) - 30, TRUNCATED)]
-    with open(path, "ab") as file:
-        file.write(complete[30:])
-    write_events(path, [scalar_event("x", 6, 6.0)])
-    write_events(event_path(os.path.join(logdir, "b")), [scalar_event("y", 1, 1.0)])
-    write_events(
-        event_path(os.path.join(logdir, "a"), "events.out.tfevents.1800000000.h"), [scalar_event("x", 7, 7.0)]
-    )
-    assert [(v.run, v.step) for v in follow] == [("a", 5), ("a", 6), ("a", 7), ("b", 1)]
-    assert follow.problems == []
-
-
-def test_follow_mode_hands_out_nothing_twice_when_iteration_stops_early(tmp_path):
-    path = event_path(str(tmp_path))
-    values = [summary_pb2.Summary.Value(tag=t, simple_value=1.0) for t in ("p", "q", "r")]
-    write_events(path, [event(0, *values), *(scalar_event("x", s, 0.0) for s in range(1, 40))])
-    follow = Reader(path)
-    seen = []
-    for count in (2, 1, 5, 100):
-        seen += [(v.tag, v.step) for v in itertools.islice(follow.values(), count)]
-    assert seen == [("p", 0), ("q", 0), ("r", 0)] + [("x", s) for s in range(1, 40)]
-
-
-def test_follow_mode_table_holds_only_new_values(tmp_path):
-    path = event_path(str(tmp_path))
-    write_events(path, [scalar_event("x", s, float(s)) for s in range(3)])
-    follow = Reader(path)
-    assert follow.table(as_dataframe=False)["step"].tolist() == [0, 1, 2]
-    write_events(path, [scalar_event("x", 3, 3.0)])
-    assert follow.table(as_dataframe=False)["value"].tolist() == [3.0]
-
-
-# Tables ------------------------------------------------------------------------------------
-
-
-def test_load_table_as_numpy_columns(tmp_path):
-    write_scalars(str(tmp_path / "train"), 50, "loss")
-    write_scalars(str(tmp_path / "eval"), 20, "acc")
-    writer = sl.create_file_writer(str(tmp_path / "eval"))
-    with writer.as_default(step=1):
-        sl.write("h", np.ones((2, 3)), metadata=metadata("histograms"))
-    writer.close()
-    table = load_table(str(tmp_path), as_dataframe=False)
-    assert list(table) == ["run", "tag", "step", "wall_time", "value"]
-    assert table["run"].tolist() == ["eval"] * 20 + ["train"] * 50
-    assert table["tag"].tolist() == ["acc"] * 20 + ["loss"] * 50
-    assert table["step"].dtype == np.int64 and table["step"].tolist() == list(range(20)) + list(range(50))
-    assert table["value"].dtype == np.float64 and table["value"][-1] == 24.5
-    assert table["wall_time"].dtype == np.float64
-    everything = load_table(str(tmp_path), plugins=None, as_dataframe=False)
-    assert everything["value"].dtype == object and np.array_equal(everything["value"][20], np.ones((2, 3)))
-    empty = load_table(str(tmp_path), tags="missing", as_dataframe=False)
-    assert [len(column) for column in empty.values()] == [0] * 5
-
-
-def test_load_table_as_pandas_dataframe(tmp_path):
-    import pandas as pd
-
-    write_scalars(str(tmp_path / "train"), 30, "loss")
-    write_scalars(str(tmp_path / "eval"), 10, "acc")
-    frame = load_table(str(tmp_path))  # pandas is installed: a DataFrame by default
-    columns = load_table(str(tmp_path), as_dataframe=False)
-    assert isinstance(frame, pd.DataFrame) and list(frame.columns) == [
-        "run",
-        "tag",
-        "step",
-        "wall_time",
-        "value",
-    ]
-    assert isinstance(frame["run"].dtype, pd.CategoricalDtype)
-    for name, column in columns.items():
-        assert frame[name].tolist() == column.tolist()
-    assert frame.groupby("run", observed=True)["step"].max().to_dict() == {"eval": 9, "train": 29}

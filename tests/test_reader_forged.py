@@ -17,8 +17,8 @@ from summarylib import inspect
 from summarylib.proto import event_pb2, summary_pb2, tensor_pb2, types_pb2
 from summarylib.reader import CORRUPT, TRUNCATED, CorruptRecordError, Reader, iter_values, load_table
 from summarylib.writer import records
+from tests.event_files import event, event_path, metadata, record_offsets, scalar_event, write_events
 from tests.test_inspect import run_inspect
-from tests.test_reader import event, event_path, metadata, record_offsets, scalar_event, write_events
 
 
 def tensor_value(tag: str, plugin: str = "", **tensor) -> summary_pb2.Summary.Value:

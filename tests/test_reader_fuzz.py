@@ -40,7 +40,7 @@ from summarylib import inspect
 from summarylib.proto import event_pb2, histogram_pb2, summary_pb2, tensor_pb2, types_pb2
 from summarylib.reader import CORRUPT, CorruptRecordError, Reader, iter_values, load_table
 from summarylib.writer import records
-from tests.test_reader import metadata
+from tests.event_files import metadata
 
 # Examples in proportion to the profile's (tests/conftest.py: "long" by SUMMARYLIB_HYPOTHESIS=long
 # gets 20 times more): about 12-15 s of CI for the two properties.
