@@ -16,13 +16,15 @@ How a page's code blocks run (the convention a page writer follows):
   server, installs packages, needs a bucket or a GPU). The reason is required.
 - `<!-- docs-test: setup` ... `-->` before a block: hidden Python, run in the page's
   namespace before the block (the minimal fixtures: a loss value, a small model, a file to
-  migrate). `REPO` is the checkout's root there.
+  migrate). `REPO` is the checkout's root there, and `cleanup`, a `contextlib.ExitStack`
+  closed after the page, takes a fixture that must stop (moto's S3 server).
 
 The comments are HTML, so the rendered pages (and GitHub's README) do not show them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -176,22 +178,23 @@ def run_shell(block: Block, workdir: Path) -> None:
 
 def run_page(page: Path, workdir: Path) -> None:
     """Every block of the page in order; Python ones in the page's one namespace."""
-    namespace: dict[str, object] = {"__name__": "__docs__", "REPO": str(ROOT)}
-    for block in blocks_of(page):
-        if block.skip is not None or block.lang in SHOWN:
-            continue
-        for code in block.setup:
-            exec(compile(code, f"{block.where} (setup)", "exec"), namespace)
-        if block.lang == "python":
-            exec(compile(block.code, block.where, "exec"), namespace)
-        elif block.lang == "console":
-            run_console(block, workdir)
-        else:
-            run_shell(block, workdir)
-    for value in namespace.values():  # the writers a page left open, as its reader's exit would
-        close = getattr(value, "close", None)
-        if type(value).__module__.startswith("summarylib") and callable(close):
-            close()
+    with contextlib.ExitStack() as cleanup:
+        namespace: dict[str, object] = {"__name__": "__docs__", "REPO": str(ROOT), "cleanup": cleanup}
+        for block in blocks_of(page):
+            if block.skip is not None or block.lang in SHOWN:
+                continue
+            for code in block.setup:
+                exec(compile(code, f"{block.where} (setup)", "exec"), namespace)
+            if block.lang == "python":
+                exec(compile(block.code, block.where, "exec"), namespace)
+            elif block.lang == "console":
+                run_console(block, workdir)
+            else:
+                run_shell(block, workdir)
+        for value in namespace.values():  # the writers a page left open, as its reader's exit would
+            close = getattr(value, "close", None)
+            if type(value).__module__.startswith("summarylib") and callable(close):
+                close()
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(ROOT)) for page in PAGES])
