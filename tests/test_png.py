@@ -23,7 +23,7 @@ from PIL import Image, ImageDraw
 import summarylib as sl
 from summarylib.compat import v1
 from summarylib.ops import image as image_encoding
-from summarylib.ops import png
+from summarylib.ops import png, png_deflate
 from summarylib.proto import summary_pb2
 from tests.images import photo, real_photos, smooth_map, trained_weights
 from tests.tensorboard_data import provider_for
@@ -181,9 +181,12 @@ def test_noise_is_stored_and_smooth_images_are_filtered():
     # On noise no filter predicts and deflate finds nothing: stored, unfiltered, costs a copy.
     for seed in range(10):
         pixels = np.random.default_rng(seed).integers(0, 256, (64, 64, 3), dtype=np.uint8)
-        assert png.choose_filter(pixels.reshape(64, -1), 3) == (png.NONE, True)
-    filter_type, incompressible = png.choose_filter(gradient(64, 64).reshape(64, -1), 3)
-    assert filter_type != png.NONE and not incompressible
+        filter_type, ratio = png.choose_filter(pixels.reshape(64, -1), 3)
+        assert filter_type == png.NONE and ratio > png_deflate.INCOMPRESSIBLE
+        # Stored: the pixels, a filter byte per row, 68 bytes of PNG and zlib framing.
+        assert len(png.encode_png(pixels)) == pixels.nbytes + 64 + 68
+    filter_type, ratio = png.choose_filter(gradient(64, 64).reshape(64, -1), 3)
+    assert filter_type != png.NONE and ratio < png_deflate.INCOMPRESSIBLE
 
 
 _WITHOUT = """
@@ -194,7 +197,7 @@ with warnings.catch_warnings(record=True) as caught:
     import numpy as np
 
     import summarylib as sl
-    from summarylib.ops import png
+    from summarylib.ops import png, png_deflate
     from tests.images import photo, smooth_map
     from tests.test_image import decode_png
 

@@ -12,9 +12,9 @@ Written by hand, with numpy and ISA-L, for speed; what makes PNGs small is kept:
   by the size the fast deflate gives each filtered sample; on very redundant samples
   (gradients, plots), whose size that deflate estimates poorly, by libpng's measure, the
   smallest sum of absolute differences, with a margin over None.
-- Deflate (`summarylib.ops.png_deflate`): ISA-L's fast level, libdeflate and zlib as the
-  data's redundancy calls for; a sample that does not compress (noise) makes the image
-  stored uncompressed, as pillow's output then is too, at the cost of a copy.
+- Deflate (`summarylib.ops.png_deflate`): ISA-L's fast level, libdeflate or zlib as the
+  sample's redundancy calls for; an image whose sample does not compress (noise) is stored,
+  as pillow's output then is too, at the cost of a copy.
 
 Measured on real photographs, photo-like, plot, gradient, text, parameter-map and noise
 images: at most 1.1x the bytes of pillow's PNGs at its default compression (tests/test_png.py
@@ -30,7 +30,7 @@ import struct
 
 import numpy as np
 
-from summarylib.ops.png_deflate import crc32, deflate, fast, stored
+from summarylib.ops.png_deflate import INCOMPRESSIBLE, crc32, deflate, fast
 
 NONE, SUB, UP, AVERAGE, PAETH = range(5)
 FILTERS = (NONE, SUB, UP, AVERAGE, PAETH)
@@ -50,8 +50,6 @@ _MIN_SAMPLE_ROWS = 4
 # _MARGIN of None's.
 _REDUNDANT = 8
 _MARGIN = 0.9
-# A sample whose best filter deflates to more than this fraction of it is stored.
-_INCOMPRESSIBLE = 0.98
 # Average and Paeth filter rows in blocks of about this many bytes: their temporaries (7
 # bytes a byte for Paeth) then stay in cache, where a whole large image's measured 5x slower.
 _BLOCK_BYTES = 131072
@@ -66,26 +64,27 @@ def encode_png(image: np.ndarray, filter_type: int | None = None) -> bytes:
     """
     height, width, channels = image.shape
     rows = image.reshape(height, width * channels)
-    incompressible = False
+    ratio = None
     if filter_type is None:
-        filter_type, incompressible = choose_filter(rows, channels)
+        filter_type, ratio = choose_filter(rows, channels)
     scanlines = filter_rows(rows, channels, filter_type)
     header = _HEADER.pack(width, height, 8, _COLOR_TYPES[channels], 0, 0, 0)
     return b"".join(
         [
             _SIGNATURE,
             *_chunk(b"IHDR", header),
-            *_chunk(b"IDAT", stored(scanlines) if incompressible else deflate(scanlines)),
+            *_chunk(b"IDAT", deflate(scanlines, ratio)),
             *_END,
         ]
     )
 
 
-def choose_filter(rows: np.ndarray, bpp: int) -> tuple[int, bool]:
-    """The filter for `rows` (`[h, w * c]` uint8, `bpp = c` bytes a pixel) and whether they
-    are incompressible (to be stored), judged on a sample of rows: the filter whose sample
-    the fast deflate makes smallest, or on very redundant samples the one with the smallest
-    sum of absolute differences (bytes read as signed), libpng's measure."""
+def choose_filter(rows: np.ndarray, bpp: int) -> tuple[int, float]:
+    """The filter for `rows` (`[h, w * c]` uint8, `bpp = c` bytes a pixel) and how well they
+    compress with it (the fast deflate's output over its input), judged on a sample of rows:
+    the filter whose sample the fast deflate makes smallest, or on very redundant samples the
+    one with the smallest sum of absolute differences (bytes read as signed), libpng's
+    measure; None where nothing compresses."""
     height, length = rows.shape
     count = min(height, max(_MIN_SAMPLE_ROWS, _SAMPLE_BYTES // length))
     sample = np.unique(np.linspace(0, height - 1, count).astype(np.intp))
@@ -100,13 +99,14 @@ def choose_filter(rows: np.ndarray, bpp: int) -> tuple[int, bool]:
         _filter(*neighbours, filter_type, out=filtered[filter_type])
     sizes = [len(fast(block)) for block in filtered]
     best = min(FILTERS, key=sizes.__getitem__)
-    if sizes[best] > _INCOMPRESSIBLE * filtered[best].nbytes:
-        return NONE, True
-    if sizes[best] * _REDUNDANT >= filtered[best].nbytes:
-        return best, False
+    ratio = sizes[best] / filtered[best].nbytes
+    if ratio > INCOMPRESSIBLE:
+        return NONE, ratio
+    if ratio * _REDUNDANT >= 1:
+        return best, ratio
     costs = [int(np.abs(block.view(np.int8)).view(np.uint8).sum(dtype=np.uint64)) for block in filtered]
     best = min(FILTERS, key=costs.__getitem__)
-    return (best if costs[best] < _MARGIN * costs[NONE] else NONE), False
+    return (best if costs[best] < _MARGIN * costs[NONE] else NONE), ratio
 
 
 def filter_rows(rows: np.ndarray, bpp: int, filter_type: int) -> np.ndarray:

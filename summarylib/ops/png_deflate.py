@@ -8,10 +8,10 @@ benchmarks/real_images.py):
   size: 0.6 ms for a 256x256 RGB photo, where zlib at level 1 takes 3 to 8 ms and
   libdeflate at level 1 twice ISA-L's time.
 - Its fast levels find few of the long matches of redundant data. Where its output is under
-  a quarter of the input (smooth maps: 1.26x pillow's size), libdeflate's level 1 finds them
-  (1.02x, in 2.7 ms for a 1000x1000 map, zlib needs 14 ms or more); under an eighth
-  (gradients, text, plots), zlib's level 4 also runs (it is quick on such data) and the
-  smallest output is kept.
+  a quarter of the input (smooth maps: 1.26x pillow's size), libdeflate's level 1 takes its
+  place (1.02x, in 2.7 ms for a 1000x1000 map; zlib needs 14 ms or more); where even that
+  is under a tenth (gradients, text, plots: up to 2.1x pillow's size), zlib's level 4 also
+  runs (it is quick on such data) and the smaller output is kept.
 - Data that does not compress (noise) is stored: zlib's level 0, a copy and a checksum.
 
 Without isal or without the `deflate` package (libdeflate), zlib stands in for it, with one
@@ -27,10 +27,12 @@ import numpy as np
 
 _ISAL_LEVEL = 1
 _ZLIB_LEVEL = 4
-# Deflated output under 1/_SMOOTH of its input is deflated again with libdeflate, under
-# 1/_REDUNDANT of it with zlib too; the smallest is kept.
+# Data that ISA-L deflates to more than this fraction of it is stored.
+INCOMPRESSIBLE = 0.98
+# Data that ISA-L deflates to under 1/_SMOOTH of it is deflated by libdeflate instead; if
+# that gives under 1/_REDUNDANT, by zlib too, and the smaller is kept.
 _SMOOTH = 4
-_REDUNDANT = 8
+_REDUNDANT = 10
 
 
 def _missing(package: str, purpose: str) -> None:
@@ -76,12 +78,22 @@ def stored(data: np.ndarray) -> bytes:
     return zlib.compress(data, 0)
 
 
-def deflate(data: np.ndarray) -> bytes:
-    """The smallest zlib stream of `data` that the data's redundancy is worth the time for."""
-    compressed = fast(data)
-    if len(compressed) * _SMOOTH >= data.nbytes:
-        return compressed
-    coders = [_smooth]
-    if len(compressed) * _REDUNDANT < data.nbytes and _smooth is not _zlib:
-        coders.append(_zlib)
-    return min([compressed, *(coder(data) for coder in coders)], key=len)
+def deflate(data: np.ndarray, ratio: float | None = None) -> bytes:
+    """A zlib stream of `data`, as small as the data's redundancy is worth the time for.
+
+    `ratio` is how well a sample of the data compresses (`fast`'s output over its input),
+    where the caller has measured it; otherwise `fast`'s output on the whole data tells.
+    """
+    if ratio is None:
+        compressed = fast(data)
+        ratio = len(compressed) / max(data.nbytes, 1)
+        if ratio * _SMOOTH >= 1:
+            return compressed
+    elif ratio > INCOMPRESSIBLE:
+        return stored(data)
+    elif ratio * _SMOOTH >= 1:
+        return fast(data)
+    compressed = _smooth(data)
+    if _smooth is not _zlib and len(compressed) * _REDUNDANT < data.nbytes:
+        compressed = min(compressed, _zlib(data), key=len)
+    return compressed
