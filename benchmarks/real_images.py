@@ -220,11 +220,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer calls and repeats (under about 40 s)")
     args = parser.parse_args()
-    calls, repeats = (8, 1) if args.quick else (20, 3)
+    calls, repeats = (5, 1) if args.quick else (20, 3)
     one_photo(2, 1, real_photos()["crop 0,0"])  # imports and first writers: not in any row
     photo_rows(calls, repeats, args.quick)
     profile_rows(5 if args.quick else 40)
-    parameter_map_rows(calls * 2, repeats, 10 if args.quick else 200)
+    parameter_map_rows(calls * 3, repeats, 10 if args.quick else 200)
     random_rows(calls * 2, repeats)
 
 

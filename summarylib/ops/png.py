@@ -87,7 +87,7 @@ def choose_filter(rows: np.ndarray, bpp: int) -> tuple[int, float]:
     measure; None where nothing compresses."""
     height, length = rows.shape
     count = min(height, max(_MIN_SAMPLE_ROWS, _SAMPLE_BYTES // length))
-    sample = np.unique(np.linspace(0, height - 1, count).astype(np.intp))
+    sample = np.arange(count) * (height - 1) // max(count - 1, 1)  # distinct, as count <= height
     # Each sampled row below the row above it (zeros above the first), as a padded 2-row image.
     padded = np.zeros((len(sample), 2, length + bpp), np.uint8)
     padded[:, 1, bpp:] = rows[sample]
