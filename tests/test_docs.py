@@ -213,6 +213,16 @@ def test_the_readme_starts_with_the_command_ci_runs_and_the_demo():
     assert "python -m summarylib.demo" in first
 
 
+def test_the_readme_stays_short_and_its_links_lead_to_files():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250, "the README is the way in: details go to a docs page"
+    targets = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    local = [target for target in targets if "://" not in target]
+    assert local, "the README links to the docs pages"
+    missing = [target for target in local if not (ROOT / target).is_file()]
+    assert not missing, f"README links to files that do not exist: {missing}"
+
+
 def test_the_site_builds_strictly_with_its_api_reference(tmp_path):
     pytest.importorskip("mkdocs", reason="the docs extra (mkdocs) is not installed: pip install -e '.[docs]'")
     site = tmp_path / "site"
