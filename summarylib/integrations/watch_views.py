@@ -6,6 +6,11 @@ their per-element variance over each window of logged steps, written as the wind
 completes (`images/parameters_variance`: which weights still move). The other kinds,
 whose per-step changes are noise more than signal, do without a variance view.
 
+Where the work runs: for kinds large enough to be worth it, in the view worker process
+(watch_remote: the snapshot is written straight into shared memory, and the finished
+Summary comes back), else, and whenever the worker cannot serve, on the writer's thread
+with a small pool. Both make the same bytes from the same snapshot.
+
 Shared by the PyTorch and Keras watches; knows no framework.
 """
 
@@ -19,9 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.integrations import watch_remote
 from summarylib.ops import histogram
 from summarylib.ops.tensor_grid import GridLayout, WindowVariance, grid_summary, layout
 from summarylib.summary_ops import queue_summary
+from summarylib.writer.context import WRITER_THREAD_PREFIX
 from summarylib.writer.summary_writer import SummaryWriter
 
 KINDS = ("parameters", "gradients", "activations")
@@ -39,8 +46,12 @@ class KindViews:
         self._buckets = histogram.DEFAULT_BUCKETS if buckets is None else buckets
         wanted = images and variance_steps > 1 and kind == "parameters"
         self._variance = WindowVariance(variance_steps) if wanted else None
+        self._settings = (kind, images, variance_steps, buckets)
         self._layout: GridLayout | None = None
         self._lock = threading.Lock()  # the variance's state, should two writers' threads share it
+        # The worker these views are registered with, their id there, the layout it has.
+        self._remote: tuple[watch_remote.Worker, int] | None = None
+        self._remote_layout: GridLayout | None = None
 
     def layout_of(self, names: Sequence[str], shapes: Sequence[Sequence[int]]) -> GridLayout:
         """The layout of these tensors, the previous one when nothing changed."""
@@ -49,6 +60,17 @@ class KindViews:
             self._layout = layout(names, shapes)
         return self._layout
 
+    def buffer(self, writer: SummaryWriter, size: int) -> tuple[np.ndarray, watch_remote.Slot | None]:
+        """Where to put the next snapshot of `size` float32 values for `writer`: a slot of
+        the view worker when it serves these views (and the slot, to pass to `queue`), else
+        a new array (and None)."""
+        if watch_remote.wanted(size):
+            worker = watch_remote.worker_for(writer)
+            if worker is not None:
+                slot = worker.slot(size)
+                return slot.values[:size], slot
+        return np.empty(size, np.float32), None
+
     def queue(
         self,
         writer: SummaryWriter,
@@ -56,11 +78,38 @@ class KindViews:
         grid: GridLayout,
         values: np.ndarray,
         ready: Callable[[], Any] | None = None,
+        slot: watch_remote.Slot | None = None,
     ) -> None:
         """Queue this kind's summaries of flat `values` (the tensors of `grid`, in order) at
         `step`; `ready()`, if given, runs first on the writer's thread (a device copy's
-        synchronization)."""
-        queue_summary(writer, "watch", f"{self.kind}/*", step, self.summary, (grid, ready, values))
+        synchronization). With the `slot` that `buffer` gave, the worker makes them."""
+        tag = f"{self.kind}/*"
+        worker = slot.owner if slot is not None and slot.owner.alive else None
+        if worker is None:
+            queue_summary(writer, "watch", tag, step, self.summary, (grid, ready, values))
+            return
+        ticket = worker.request(self._remote_id(worker, grid), slot, values.size)
+        queue_summary(writer, "watch", tag, step, self._answer, (grid, worker, ticket, values))
+
+    def _remote_id(self, worker: watch_remote.Worker, grid: GridLayout) -> int:
+        """These views' id in `worker` (registering them there first), which has `grid`."""
+        if self._remote is None or self._remote[0] is not worker:
+            self._remote, self._remote_layout = (worker, worker.new_views(*self._settings)), None
+        views_id = self._remote[1]
+        if self._remote_layout is not grid:
+            worker.send_layout(views_id, grid)
+            self._remote_layout = grid
+        return views_id
+
+    def _answer(
+        self, grid: GridLayout, worker: watch_remote.Worker, ticket: watch_remote.Ticket, values: np.ndarray
+    ) -> bytes:
+        """The worker's Summary, on the writer's thread; made here if the worker is gone
+        (the snapshot is still in the slot; a variance window starts over)."""
+        try:
+            return worker.answer(ticket)
+        except watch_remote.WorkerGone:
+            return self.summary(grid, None, values)
 
     def summary(self, grid: GridLayout, ready: Callable[[], Any] | None, values: np.ndarray) -> bytes:
         """One serialized Summary holding every value of this kind at one step. Its three
@@ -93,6 +142,8 @@ class KindViews:
         return b"" if variance is None else grid_summary("images/parameters_variance", variance, grid)
 
 
+# Named as writers' threads: warnings about the data wait for the user's thread.
+_POOL_PREFIX = f"{WRITER_THREAD_PREFIX}-watch"
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
 
@@ -102,7 +153,7 @@ def _pool() -> ThreadPoolExecutor:
     global _executor
     with _executor_lock:
         if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=POOL_THREADS, thread_name_prefix="summarylib-watch")
+            _executor = ThreadPoolExecutor(max_workers=POOL_THREADS, thread_name_prefix=_POOL_PREFIX)
         return _executor
 
 

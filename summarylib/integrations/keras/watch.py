@@ -44,9 +44,10 @@ def _kinds(log: str | Sequence[str] | None) -> tuple[str, ...]:
     return tuple(kind for kind in _KINDS if kind in names)
 
 
-def _flat(arrays: list[Any]) -> np.ndarray:
-    """The arrays (backend tensors) flattened into one new float32 numpy buffer."""
-    return np.concatenate([np.asarray(keras.ops.convert_to_numpy(a), np.float32).reshape(-1) for a in arrays])
+def _flatten_into(arrays: list[Any], out: np.ndarray) -> None:
+    """The arrays (backend tensors) flattened into `out` (float32, of their total size)."""
+    flat = [np.asarray(keras.ops.convert_to_numpy(a), np.float32).reshape(-1) for a in arrays]
+    np.concatenate(flat, out=out)
 
 
 class Watch(keras.callbacks.Callback):
@@ -133,7 +134,9 @@ class Watch(keras.callbacks.Callback):
             tensors = [(name, t) for name, t in named[kind] if int(np.prod(t.shape))]
             if tensors:
                 grid = views.layout_of([n for n, _ in tensors], [tuple(t.shape) for _, t in tensors])
-                views.queue(writer, step, grid, _flat([t for _, t in tensors]))
+                values, slot = views.buffer(writer, grid.total)
+                _flatten_into([t for _, t in tensors], values)
+                views.queue(writer, step, grid, values, None, slot)
 
     def _check_numerics(self, step: int) -> None:
         checked = [("weights", v.path, v.value) for v in self.model.weights if "float" in str(v.dtype)]

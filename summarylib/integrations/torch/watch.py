@@ -53,14 +53,18 @@ def _first_tensor(output: Any) -> torch.Tensor | None:
     return None
 
 
-def _flat_snapshot(tensors: Sequence[torch.Tensor]) -> tuple[np.ndarray, Callable[[], Any] | None]:
-    """The tensors flattened into one new float32 numpy buffer, and what the writer's thread
-    must call before reading it (the wait for a device-to-host copy), or None."""
+def _cpu_snapshot(tensors: Sequence[torch.Tensor], out: np.ndarray) -> None:
+    """CPU tensors flattened into `out` (float32, of their total size)."""
+    # numpy's copy: one thread, where torch.cat would wake its intra-op threads, which
+    # then spin against the writer's threads for the cores.
+    np.concatenate([t.reshape(-1).to(torch.float32).numpy(force=True) for t in tensors], out=out)
+
+
+def _device_snapshot(tensors: Sequence[torch.Tensor]) -> tuple[np.ndarray, Callable[[], Any] | None]:
+    """Tensors not all on the CPU flattened into one new float32 numpy buffer, and what
+    the writer's thread must call before reading it (the wait for a device-to-host copy),
+    or None."""
     device = tensors[0].device
-    if all(t.device.type == "cpu" for t in tensors):
-        # numpy's copy: one thread, where torch.cat would wake its intra-op threads, which
-        # then spin against the writer's threads for the cores.
-        return np.concatenate([t.reshape(-1).to(torch.float32).numpy(force=True) for t in tensors]), None
     flat = torch.cat([t.detach().reshape(-1).to(device, torch.float32) for t in tensors])
     host = torch.empty(flat.numel(), dtype=torch.float32, pin_memory=device.type == "cuda")
     host.copy_(flat, non_blocking=True)
@@ -219,8 +223,13 @@ class Watch:
             if not named:
                 continue
             grid = views.layout_of([n for n, _ in named], [tuple(t.shape) for _, t in named])
-            values, ready = _flat_snapshot([t for _, t in named])
-            views.queue(writer, step, grid, values, ready)
+            snapshotted = [t for _, t in named]
+            if all(t.device.type == "cpu" for t in snapshotted):
+                values, slot = views.buffer(writer, grid.total)
+                _cpu_snapshot(snapshotted, values)
+                views.queue(writer, step, grid, values, None, slot)
+            else:
+                views.queue(writer, step, grid, *_device_snapshot(snapshotted))
 
     def _report(self, found: NonFinite | None) -> None:
         if found is None or self._reported_step == found.step:
