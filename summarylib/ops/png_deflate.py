@@ -7,11 +7,12 @@ benchmarks/real_images.py):
 - ISA-L (python-isal) at its level 1 compresses filtered photos fastest at about pillow's
   size: 0.6 ms for a 256x256 RGB photo, where zlib at level 1 takes 3 to 8 ms and
   libdeflate at level 1 twice ISA-L's time.
-- Its fast levels find few of the long matches of redundant data. Where its output is under
-  a quarter of the input (smooth maps: 1.26x pillow's size), libdeflate's level 1 takes its
-  place (1.02x, in 2.7 ms for a 1000x1000 map; zlib needs 14 ms or more); where even that
-  is under a tenth (gradients, text, plots: up to 2.1x pillow's size), zlib's level 4 also
-  runs (it is quick on such data) and the smaller output is kept.
+- Its fast levels find few of the long matches of redundant data. Where a sample deflates
+  to under a quarter of its size (smooth maps: 1.26x pillow's size with ISA-L), libdeflate's
+  level 1 takes its place (1.02x, in 2.7 ms for a 1000x1000 map; zlib needs 11 ms or
+  more); under an eighth (plots, text, gradients: up to 2.1x pillow's size), ISA-L runs
+  (0.1 ms for a 256x256 RGB plot) and then zlib's level 4, quick on such data, and the
+  smaller output is kept.
 - Data that does not compress (noise) is stored: zlib's level 0, a copy and a checksum.
 
 Without isal or without the `deflate` package (libdeflate), zlib stands in for it, with one
@@ -29,10 +30,12 @@ _ISAL_LEVEL = 1
 _ZLIB_LEVEL = 4
 # Data that ISA-L deflates to more than this fraction of it is stored.
 INCOMPRESSIBLE = 0.98
-# Data that ISA-L deflates to under 1/_SMOOTH of it is deflated by libdeflate instead; if
-# that gives under 1/_REDUNDANT, by zlib too, and the smaller is kept.
+# Data that ISA-L deflates to under 1/_SMOOTH of it is deflated again by libdeflate, under
+# 1/_REDUNDANT of it by zlib, and the smallest output kept. Where libdeflate runs without
+# ISA-L first (a sample said smooth) and gives under 1/_SMOOTH_REDUNDANT, zlib runs too.
 _SMOOTH = 4
-_REDUNDANT = 10
+_REDUNDANT = 8
+_SMOOTH_REDUNDANT = 10
 
 
 def _missing(package: str, purpose: str) -> None:
@@ -82,18 +85,20 @@ def deflate(data: np.ndarray, ratio: float | None = None) -> bytes:
     """A zlib stream of `data`, as small as the data's redundancy is worth the time for.
 
     `ratio` is how well a sample of the data compresses (`fast`'s output over its input),
-    where the caller has measured it; otherwise `fast`'s output on the whole data tells.
+    where the caller has measured it. On very redundant data (or without a sample) ISA-L
+    runs first, as it is quickest there and its output tells how redundant the whole is.
     """
-    if ratio is None:
-        compressed = fast(data)
-        ratio = len(compressed) / max(data.nbytes, 1)
+    if ratio is not None and ratio * _REDUNDANT >= 1:
+        if ratio > INCOMPRESSIBLE:
+            return stored(data)
         if ratio * _SMOOTH >= 1:
-            return compressed
-    elif ratio > INCOMPRESSIBLE:
-        return stored(data)
-    elif ratio * _SMOOTH >= 1:
-        return fast(data)
-    compressed = _smooth(data)
-    if _smooth is not _zlib and len(compressed) * _REDUNDANT < data.nbytes:
-        compressed = min(compressed, _zlib(data), key=len)
-    return compressed
+            return fast(data)
+        compressed = _smooth(data)
+        if len(compressed) * _SMOOTH_REDUNDANT < data.nbytes and _smooth is not _zlib:
+            compressed = min(compressed, _zlib(data), key=len)
+        return compressed
+    compressed = fast(data)
+    if len(compressed) * _SMOOTH >= data.nbytes:
+        return compressed
+    coder = _zlib if len(compressed) * _REDUNDANT < data.nbytes else _smooth
+    return min(compressed, coder(data), key=len)
