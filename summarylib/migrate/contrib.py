@@ -100,16 +100,16 @@ def _v2_call(name: str, call: cst.Call, tf_step: str = "") -> RewriteCall | None
     imports = ("summarylib",)
     if name in ("always_record_summaries", "never_record_summaries"):
         value = "True" if name == "always_record_summaries" else "False"
-        return RewriteCall(cst.parse_expression(f"summarylib.record_if({value})"), imports, RECORDING_NOTE)
+        record_if = cst.ensure_type(cst.parse_expression(f"summarylib.record_if({value})"), cst.Call)
+        return RewriteCall(record_if, imports, RECORDING_NOTE)
     if name == "record_summaries_every_n_global_steps":
-        lambda_ = cst.parse_expression(f"lambda: int({global_step}) % N == 0")
         step = bound.get("global_step")
-        if step is not None:
-            lambda_ = lambda_.deep_replace(lambda_.body.left.left.args[0].value, step)
         n = bound["n"]
         if not isinstance(n, (cst.Name, cst.Integer, cst.Attribute)):
             n = n.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        lambda_ = lambda_.deep_replace(lambda_.body.left.right, n)
+        lambda_ = cst.helpers.parse_template_expression(
+            "lambda: int({step}) % {n} == 0", step=step or cst.parse_expression(global_step), n=n
+        )
         new = cst.Call(func=cst.parse_expression("summarylib.record_if"), args=[cst.Arg(lambda_)])
         needs = (*imports, *step_imports) if step is None else imports
         return RewriteCall(new, needs, RECORDING_NOTE)

@@ -6,13 +6,20 @@ functions with `tf.function`. The rules read these facts; the report prints thei
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider, QualifiedNameSource
+from libcst import MetadataDependent
+from libcst.metadata import (
+    MetadataWrapper,
+    PositionProvider,
+    QualifiedName,
+    QualifiedNameProvider,
+    QualifiedNameSource,
+)
 
 TF_PREFIXES = ("tensorflow.", "tensorflow.compat.v1.")
 
@@ -76,8 +83,13 @@ TF_FUNCTION = {"tensorflow.function", "tensorflow.compat.v2.function"}
 KERAS_TRACED_METHODS = {"train_step", "test_step", "predict_step"}
 
 
-def import_qualified_name(names: set) -> str | None:
-    """The one qualified name of a reference that comes from an import, if any."""
+_NO_NAMES: Collection[QualifiedName] = frozenset()
+
+
+def import_qualified_name(visitor: MetadataDependent, node: cst.CSTNode) -> str | None:
+    """The one qualified name of `node` that comes from an import, if any (`visitor` declares
+    QualifiedNameProvider among its metadata dependencies)."""
+    names = visitor.get_metadata(QualifiedNameProvider, node, _NO_NAMES)
     found = sorted(name.name for name in names if name.source == QualifiedNameSource.IMPORT)
     return found[0] if found else None
 
@@ -138,7 +150,7 @@ class _FactsVisitor(cst.CSTVisitor):
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
-            if cst.helpers.get_full_name_for_node(alias.name).startswith("tensorflow.compat.v1"):
+            if cst.helpers.get_full_name_for_node_or_raise(alias.name).startswith("tensorflow.compat.v1"):
                 self._set_tf1(f"line {self._line(node)} imports tensorflow.compat.v1")
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
@@ -160,7 +172,7 @@ class _FactsVisitor(cst.CSTVisitor):
         for decorator in node.decorators:
             target = decorator.decorator
             target = target.func if isinstance(target, cst.Call) else target
-            name = import_qualified_name(self.get_metadata(QualifiedNameProvider, target, set()))
+            name = import_qualified_name(self, target)
             if name in TF_FUNCTION:
                 position = self.get_metadata(PositionProvider, node)
                 self.facts.traced.append((position.start.line, position.end.line))
@@ -169,7 +181,7 @@ class _FactsVisitor(cst.CSTVisitor):
         self._reference(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        func = import_qualified_name(self.get_metadata(QualifiedNameProvider, node.func, set())) or ""
+        func = import_qualified_name(self, node.func) or ""
         if func.startswith("tensorflow.contrib.summary."):
             return
         if any(arg.keyword is not None and arg.keyword.value in HANDED_STEP_KEYWORDS for arg in node.args):
@@ -179,7 +191,7 @@ class _FactsVisitor(cst.CSTVisitor):
         self._reference(node)
 
     def _reference(self, node: cst.CSTNode) -> None:
-        name = import_qualified_name(self.get_metadata(QualifiedNameProvider, node, set()))
+        name = import_qualified_name(self, node)
         if name is None or not is_dotted(node):
             return
         if name.startswith("tensorflow.contrib.summary"):

@@ -24,13 +24,13 @@ class _Uses(cst.CSTVisitor):
 
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
-            name = cst.helpers.get_full_name_for_node(alias.name)
+            name = cst.helpers.get_full_name_for_node_or_raise(alias.name)
             if alias.asname is None and "." not in name:
                 self.plain.add(name)
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        name = import_qualified_name(self.get_metadata(QualifiedNameProvider, node, set()))
+        name = import_qualified_name(self, node)
         if name is not None:
             self.names.add(name)
 

@@ -12,6 +12,7 @@ import json
 import re
 
 from summarylib.migrate.engine import MigrationResult, migrate_source
+from summarylib.migrate.report import Change, Left
 
 CELL = "__summarylib_migrate_cell__({})"
 MAGIC = "__summarylib_migrate_magic__({})"
@@ -104,7 +105,8 @@ def migrate_notebook(text: str, path: str, to: str = "compat") -> MigrationResul
         line += 1 + len(body.splitlines())
     result = migrate_source("\n".join(parts) + "\n", path, to)
     report = result.report
-    for entry in [*report.changes, *report.left]:
+    entries: list[Change | Left] = [*report.changes, *report.left]
+    for entry in entries:
         location = int(entry.where.rpartition(":")[2])
         entry.where = report.where(_where(location, starts))
     if not result.changed:

@@ -55,8 +55,8 @@ def render_text(reports: list[FileReport]) -> str:
         for change in report.changes:
             note = f"  ({change.note})" if change.note else ""
             lines.append(f"  changed {change.where}: {change.before} -> {change.after}{note}")
-        for left in report.left:
-            lines.append(f"  LEFT {left.where}: {left.code}: {left.reason}")
+        for kept in report.left:
+            lines.append(f"  LEFT {kept.where}: {kept.code}: {kept.reason}")
     changed = sum(len(r.changes) for r in reports)
     left = sum(len(r.left) for r in reports)
     errors = sum(1 for r in reports if r.error)

@@ -37,12 +37,14 @@ class Rules:
         self.loops = loops  # the --to v2 plan of TF 1.x eager-style code (tf1_loops)
         self.styles: set[str] = set()
 
-    def _moves_loops(self) -> bool:
-        return self.loops is not None and not self.loops.problems
+    def _moving(self) -> LoopPlan | None:
+        """The --to v2 plan when it moves the loops (it has no problems), else None."""
+        return self.loops if self.loops is not None and not self.loops.problems else None
 
     def loop_call(self, original: cst.Call, updated: cst.Call) -> RewriteCall | None:
         """The v2 call of a TF 1.x call the `--to v2` plan rewrites, or None."""
-        symbol = self.loops.calls.get(original) if self._moves_loops() else None
+        plan = self._moving()
+        symbol = plan.calls.get(original) if plan is not None else None
         if symbol is None:
             return None
         self.styles.add(V2_LOOPS_STYLE)
@@ -51,11 +53,13 @@ class Rules:
 
     def dropped(self, original: cst.Call) -> bool:
         """Whether `original` goes with its `add_summary(merge_all(), step)` statement."""
-        return self._moves_loops() and original in self.loops.dropped
+        plan = self._moving()
+        return plan is not None and original in plan.dropped
 
     def loop_regions(self, loop: cst.CSTNode) -> list[Region]:
         """The regions of `loop`'s body that go into `with writer.as_default(step=...)`."""
-        return self.loops.regions.get(loop, []) if self._moves_loops() else []
+        plan = self._moving()
+        return plan.regions.get(loop, []) if plan is not None else []
 
     def decide(self, qualified: str, line: int, call: cst.Call | None = None) -> Decision | None:
         """What to do with a reference to `qualified` at `line` (`call` when it is called)."""
@@ -78,7 +82,8 @@ class Rules:
             first, reason = min(self.loops.problems.items())
             self.styles.add(V2_KEPT_STYLE.format(line=first, reason=reason))
             return tf1.decide(qualified, self.facts, self.loops.kept(line))
-        self.styles.add(V2_LOOPS_STYLE if self._moves_loops() and self.loops.calls else tf1.style(self.facts))
+        plan = self._moving()
+        self.styles.add(V2_LOOPS_STYLE if plan is not None and plan.calls else tf1.style(self.facts))
         return tf1.decide(qualified, self.facts, self._v2_kept())
 
     def _v2_kept(self) -> str:

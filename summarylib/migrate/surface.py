@@ -9,6 +9,7 @@ import ast
 import importlib
 import inspect
 import textwrap
+from collections.abc import Callable
 from functools import lru_cache
 
 import libcst as cst
@@ -43,7 +44,7 @@ def _lacks(target: str, method: str, keywords: tuple[str, ...]) -> str:
     return f"{target}.{method} has no argument {', '.join(unknown)}" if unknown else ""
 
 
-def _only_raises_not_implemented(function: object) -> bool:
+def _only_raises_not_implemented(function: Callable[..., object]) -> bool:
     """Whether `function`'s body (past its docstring) is one `raise NotImplementedError(...)`."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
@@ -74,7 +75,7 @@ class _Writers(cst.CSTVisitor):
     def _class_of(self, value: cst.BaseExpression | None) -> str | None:
         if not isinstance(value, cst.Call):
             return None
-        target = import_qualified_name(self.get_metadata(QualifiedNameProvider, value.func, set()))
+        target = import_qualified_name(self, value.func)
         return target if target in DROP_IN_WRITERS else None
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:

@@ -147,13 +147,14 @@ class _Analysis(cst.CSTVisitor):
     def _reference(self, node: cst.BaseExpression) -> None:
         if isinstance(self._parent(node), cst.Attribute):
             return
-        qualified = import_qualified_name(self.get_metadata(QualifiedNameProvider, node, set()))
+        qualified = import_qualified_name(self, node)
         symbol = None if qualified is None else tf1.symbol(qualified, self.facts)
         if symbol is not None and symbol.split(".")[0] not in tf1.PROTOS:
             self.references.append((node, symbol))
 
-    def _parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
-        return self.get_metadata(ParentNodeProvider, node, None)
+    def _parent(self, node: cst.CSTNode | None) -> cst.CSTNode | None:
+        """`node`'s parent: None for the module, and for None (so that parents chain)."""
+        return None if node is None else self.get_metadata(ParentNodeProvider, node, None)
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
@@ -203,7 +204,10 @@ class _Analysis(cst.CSTVisitor):
         target = self._writer_target(call)
         if target is None:
             return self._problem(call, "writer_target")
-        assignments = self.get_metadata(ScopeProvider, target).assignments[target.value]
+        scope = self.get_metadata(ScopeProvider, target)
+        if scope is None:  # every name libcst reads in a module has a scope
+            return self._problem(call, "writer_target")
+        assignments = scope.assignments[target.value]
         if len(assignments) != 1:
             return self._problem(call, "writer_assigned")
         for access in next(iter(assignments)).references:
@@ -230,7 +234,7 @@ class _Analysis(cst.CSTVisitor):
     def _writer_use(self, name: cst.CSTNode, accepted: set[cst.Call]) -> None:
         attribute = self._parent(name)
         call = self._called(attribute) if isinstance(attribute, cst.Attribute) else None
-        if call is None or attribute.value is not name:
+        if call is None or not isinstance(attribute, cst.Attribute) or attribute.value is not name:
             return self._problem(name, "writer_use")
         method = attribute.attr.value
         if method == "add_summary" and call in self.terminator_calls:
@@ -245,8 +249,10 @@ class _Analysis(cst.CSTVisitor):
         in a loop body; register that statement."""
         arg = self._parent(merge_all)
         call = self._parent(arg) if isinstance(arg, cst.Arg) else None
-        func = call.func if isinstance(call, cst.Call) else None
-        bound = bind(("summary", "global_step"), call) if isinstance(func, cst.Attribute) else None
+        if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+            return self._problem(merge_all, "merge_all")
+        func = call.func
+        bound = bind(("summary", "global_step"), call)
         if bound is None or func.attr.value != "add_summary" or bound.get("summary") is not merge_all:
             return self._problem(merge_all, "merge_all")
         if merge_all.args:
@@ -303,7 +309,8 @@ class _Analysis(cst.CSTVisitor):
                 else:
                     region = Region(min(inside), end, writer, step)
                     self._check_region(block, region)
-                    self.plan.regions.setdefault(self._parent(block), []).append(region)
+                    loop = self.get_metadata(ParentNodeProvider, block)
+                    self.plan.regions.setdefault(loop, []).append(region)
                 start = end + 1
             for index in placed:
                 if index >= start:
@@ -316,7 +323,7 @@ class _Analysis(cst.CSTVisitor):
             if isinstance(parent, SCOPES):
                 self._problem(call, "in_scope")
                 return None
-            if parent in self.terminators:
+            if isinstance(parent, cst.IndentedBlock) and parent in self.terminators:
                 return parent, parent.body.index(node)
             node = parent
         return None

@@ -44,7 +44,7 @@ def rewrite_call(symbol: str, call: cst.Call) -> tuple[cst.Call, str]:
         name = arg.keyword.value if arg.keyword is not None else parameters[position]
         if name in DROPPED:
             continue
-        if name == "flush_secs":
+        if name == "flush_secs" and isinstance(arg.value, (cst.Integer, cst.Float)):  # tf1_loops: literals
             millis = round(float(arg.value.evaluated_value) * 1000)
             arg = arg.with_changes(value=cst.Integer(str(millis)))
         if arg.keyword is not None and name in RENAMED:
@@ -65,12 +65,15 @@ def rewrite_body(block: cst.IndentedBlock, regions: list[Region]) -> cst.Indente
     statements = list(block.body)
     for region in sorted(regions, key=lambda r: r.start, reverse=True):
         inner = statements[region.start : region.end]
+        first = inner[0]
+        # A block's statements are lines or compound statements: both carry leading_lines.
+        assert isinstance(first, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
         writer = _EMPTY.code_for_node(region.writer)
         item = cst.parse_expression(f"{writer}.as_default(step={region.step.value})")
         with_ = cst.With(
             items=[cst.WithItem(item=item)],
-            body=cst.IndentedBlock(body=[inner[0].with_changes(leading_lines=[]), *inner[1:]]),
-            leading_lines=inner[0].leading_lines,
+            body=cst.IndentedBlock(body=[first.with_changes(leading_lines=[]), *inner[1:]]),
+            leading_lines=first.leading_lines,
         )
         statements[region.start : region.end + 1] = [with_]
     return block.with_changes(body=statements)

@@ -5,6 +5,8 @@ left in the file uses them (RemoveImportsVisitor). Everything else prints back u
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import libcst as cst
 from libcst.codemod import CodemodContext, ContextAwareTransformer
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
@@ -17,6 +19,16 @@ from summarylib.migrate.report import Change, FileReport, Left
 from summarylib.migrate.rules import Rules
 
 _EMPTY = cst.Module(body=[])
+_Loop = TypeVar("_Loop", cst.For, cst.While)
+
+
+def _dotted(name: str) -> cst.Attribute | cst.Name:
+    """The node of a dotted module name (`summarylib.compat.v1`), as an import names it."""
+    head, *rest = name.split(".")
+    node: cst.Attribute | cst.Name = cst.Name(head)
+    for part in rest:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
 
 
 def _code(node: cst.CSTNode) -> str:
@@ -40,7 +52,7 @@ class Migrator(ContextAwareTransformer):
     def _qualified(self, node: cst.CSTNode) -> str | None:
         if not is_dotted(node):
             return None
-        return import_qualified_name(self.get_metadata(QualifiedNameProvider, node, set()))
+        return import_qualified_name(self, node)
 
     def _is_inner(self, node: cst.CSTNode) -> bool:
         """Whether `node` is part of a larger reference (`tf` or `tf.summary` in `tf.summary.x`,
@@ -125,10 +137,11 @@ class Migrator(ContextAwareTransformer):
     def leave_While(self, original: cst.While, updated: cst.While) -> cst.While:
         return self._loop(original, updated)
 
-    def _loop(self, original: cst.For | cst.While, updated: cst.For | cst.While) -> cst.For | cst.While:
+    def _loop(self, original: _Loop, updated: _Loop) -> _Loop:
         """A loop body's `add_summary(merge_all(), step)` regions as `with writer.as_default(step=)`."""
         regions = self.rules.loop_regions(original)
-        if not regions:
+        # Regions are only planned in indented loop bodies (tf1_loops).
+        if not regions or not isinstance(updated.body, cst.IndentedBlock):
             return updated
         for region in regions:
             statement = original.body.body[region.end]
@@ -144,10 +157,10 @@ class Migrator(ContextAwareTransformer):
         keeping the local name, so the code that uses them stays as it is."""
         if original.relative or isinstance(original.names, cst.ImportStar) or original.module is None:
             return updated
-        module = cst.helpers.get_full_name_for_node(original.module)
+        module = cst.helpers.get_full_name_for_node_or_raise(original.module)
         kept, moved = [], []
         for alias in original.names:
-            name = cst.helpers.get_full_name_for_node(alias.name)
+            name = cst.helpers.get_full_name_for_node_or_raise(alias.name)
             decision = self.rules.decide(f"{module}.{name}", self._line(original))
             if not isinstance(decision, Move):
                 kept.append(alias)
@@ -155,7 +168,7 @@ class Migrator(ContextAwareTransformer):
             local = alias.evaluated_alias or name
             asname = None if local == decision.attr else cst.AsName(name=cst.Name(local))
             new = cst.ImportFrom(
-                module=cst.parse_expression(decision.module),
+                module=_dotted(decision.module),
                 names=[cst.ImportAlias(name=cst.Name(decision.attr), asname=asname)],
             )
             moved.append(new)
