@@ -47,6 +47,7 @@ def recording_writer() -> SummaryWriter | None:
 
 
 _scalar_event = scalar_encoding.scalar_event
+_V2_COLUMNS = scalar_encoding.V2_COLUMNS
 _now = time.time
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
@@ -71,7 +72,14 @@ def scalar(name: str, data: Any, step: Any = None, description: str | None = Non
         step = resolve_step("scalar", tag, step)
     if description is not None:
         check_description("scalar", tag, description)
-    writer.submit(_scalar_event, (tag, value, description), _now(), step)
+    engine = writer.scalar_engine
+    if engine is None or description is not None:
+        writer.submit(_scalar_event, (tag, value, description), _now(), step)
+    else:  # the scalar lane: no tuple kept per event, no call (see writer/scalar_stream.py)
+        scalars = engine.scalars
+        scalars += (_V2_COLUMNS, tag, value, _now(), step)
+        if len(scalars) >= engine.scalar_limit:
+            engine.scalars_full()
     if pending_warnings:  # warnings about data encoded on the writer's thread
         emit_pending_warnings()
     return True

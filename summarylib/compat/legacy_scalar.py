@@ -67,3 +67,5 @@ def simple_value_events(
 
 
 BATCH_MAKERS[simple_value_event] = simple_value_events
+# add_scalar's events in the writer's scalar lane (see summarylib.writer.scalar_stream).
+SIMPLE_VALUE_COLUMNS = scalar_encoding.ScalarColumns(_around_simple_value, simple_value_event, ())

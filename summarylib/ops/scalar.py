@@ -13,6 +13,7 @@ import itertools
 import math
 import struct
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -137,16 +138,61 @@ def batch_events(
     steps = [item[1] for item in items]
     arguments = [item[2] for item in items]
     tags = [args[0] for args in arguments]
-    count = len(tags)
     rest_fields = [[args[field] for args in arguments] for field in range(2, len(arguments[0]))]
-    if all(field.count(field[0]) == count for field in rest_fields):  # one description
+    if all(field.count(field[0]) == len(tags) for field in rest_fields):  # one description
         keys: list = tags
         rests: tuple | None = tuple(field[0] for field in rest_fields)
     else:
         keys, rests = list(zip(tags, *rest_fields, strict=True)), None
+
+    def key_parts(key: Any) -> tuple[str, tuple]:
+        return (key, rests) if rests is not None else (key[0], key[1:])
+
+    def one(position: int) -> bytes:
+        return make_event(walls[position], steps[position], *arguments[position])
+
+    values = [args[1] for args in arguments]
+    return _column_events(walls, steps, values, keys, key_parts, around, one)
+
+
+class ScalarColumns:
+    """The batch form of an event maker like scalar_event, for events given as columns
+    (the writer's scalar lane, see summarylib.writer.scalar_stream) whose arguments after
+    the value are the same for all: `rest`."""
+
+    def __init__(self, around: Around, make_event: Callable[..., bytes], rest: tuple) -> None:
+        self.around = around
+        self.make_event = make_event
+        self.rest = rest
+
+    def events(
+        self, walls: list, steps: list, tags: list, values: list
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The events as `(positions, rows)` pairs (see batch_events)."""
+        rest = self.rest
+
+        def one(position: int) -> bytes:
+            return self.make_event(walls[position], steps[position], tags[position], values[position], *rest)
+
+        return _column_events(walls, steps, values, tags, lambda tag: (tag, rest), self.around, one)
+
+
+def _column_events(
+    walls: list,
+    steps: list,
+    values: list,
+    keys: list,
+    key_parts: Callable[[Any], tuple[str, tuple]],
+    around: Around,
+    one: Callable[[int], bytes],
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Events grouped by key (a tag, or a tag and its other arguments: `key_parts(key)`
+    gives both) and step varint length, each group's rows laid out with numpy; `one(i)`
+    makes event `i` alone (a step or wall time that is not positive)."""
+    count = len(keys)
     walls_array = np.array(walls, np.float64)
     steps_array = np.array(steps, np.int64)
-    values_array = np.array([args[1] for args in arguments], np.float64)
+    values_array = np.array(values, np.float64)
     lengths = np.where((walls_array > 0) & (steps_array > 0), _varint_lengths(steps_array), 0)
     unique = list(dict.fromkeys(keys))
     if len(unique) == 1:
@@ -163,8 +209,8 @@ def batch_events(
     for start, end in itertools.pairwise(bounds):
         positions = order[start:end]
         key, length = divmod(int(group_keys[positions[0]]), _LENGTHS)
-        tag, rest = (unique[key], rests) if rests is not None else (unique[key][0], unique[key][1:])
         if length:
+            tag, rest = key_parts(unique[key])
             before, after = around(tag, *rest)
             rows = _event_rows(
                 walls_array[positions], steps_array[positions], values_array[positions], length, before, after
@@ -172,9 +218,10 @@ def batch_events(
             groups.append((positions, rows))
             continue
         for position in positions.tolist():  # zero or negative steps or wall times: one by one
-            event = make_event(walls[position], steps[position], *arguments[position])
-            groups.append((np.array([position], np.intp), np.frombuffer(event, np.uint8).reshape(1, -1)))
+            event = np.frombuffer(one(position), np.uint8).reshape(1, -1)
+            groups.append((np.array([position], np.intp), event))
     return groups
 
 
+V2_COLUMNS = ScalarColumns(_around_value, scalar_event, (None,))  # the scalar op, no description
 BATCH_MAKERS[scalar_event] = scalar_events

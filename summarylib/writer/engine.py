@@ -1,17 +1,20 @@
 """The background half of a writer: a queue of pending events and the thread that drains it.
 
-The caller's thread only appends a small tuple to a deque (atomic under the GIL, so many
+The caller's thread only appends a small tuple to a deque, or a plain scalar's five
+values to the scalar lane (see scalar_stream.py; both atomic under the GIL, so many
 threads can log at once without a lock); the worker thread turns queued items into
 serialized events, frames them and hands them to the OS in large writes. Encoders that
 spend their time in numpy, zlib or PNG code release the GIL, so this work runs on a
 second core while the training loop goes on. A flush is a marker in the same queue, so
 it returns only after everything queued before it.
 
-Queue items are `(wall_time, step, args, make_event, nbytes)`: the worker calls
+Queue items are `(wall_time, step, args, make_event, nbytes, mark)`: the worker calls
 `make_event(wall_time, step, *args)` for the serialized Event (see event_codec), or
 None when the maker wrote its event to a file of its own (see series_files);
-`nbytes` is the size of the arrays the item holds (0 for small items). A flush is the
-marker `(0, 0, (fsync, done), FLUSH, 0)`. The order is the one the batch makers take
+`nbytes` is the size of the arrays the item holds (0 for small items); `mark` is where
+the scalar lane ended when it was queued (see scalar_stream.py: plain scalars skip this
+queue, and are written before the items queued after them). A flush is the marker
+`(0, 0, (fsync, done), FLUSH, 0, mark)`. The order is the one the batch makers take
 (`(wall_time, step, args, ...)`), so the worker hands a run of scalars to numpy as it
 dequeued them, without a Python loop over them (see ops/scalar.py batch_events).
 
@@ -30,28 +33,25 @@ events whose write fails are counted in `stats().events_lost` (see outcomes.py).
 
 from __future__ import annotations
 
-import itertools
 import logging
-import operator
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from summarylib.writer import records
 from summarylib.writer.backlog import Backlog
-from summarylib.writer.event_codec import BATCH_MAKERS
+from summarylib.writer.drain import FLUSH, MAX_RUN, Drain
 from summarylib.writer.event_file import EventFile
 from summarylib.writer.outcomes import WriterError, WriterStats, dropped, error_text
 from summarylib.writer.output import Output
+from summarylib.writer.scalar_stream import FIELDS, LANE_EVENT_BYTES, ScalarStream
 
 __all__ = ["Engine", "WriterError", "WriterStats"]
 
 log = logging.getLogger("summarylib")
 
-FLUSH = object()
-_MAKER = operator.itemgetter(3)  # a queue item's event maker
 
 # Pending events that make the worker write without waiting for its timer.
 DEFAULT_MAX_QUEUE = 1000
@@ -60,20 +60,21 @@ DEFAULT_MAX_QUEUE = 1000
 DEFAULT_FLUSH_MILLIS = 2000
 # Memory the queue may hold before callers wait for the worker.
 DEFAULT_MAX_QUEUE_BYTES = 64 << 20
-# What one queued item costs beyond its arrays: the tuples, a float, an int, a str ref
-# (measured in tests/test_engine.py).
-ITEM_BYTES = 256
+# What one queued item costs beyond its arrays, at most: the tuples, two floats, the step
+# and the lane mark (see scalar_stream.LANE_EVENT_BYTES for an event of the scalar lane),
+# measured in tests/test_engine_queue.py.
+ITEM_BYTES = 288
 # Array bytes pending that wake the worker at once: encoding images, audio and histograms
 # (numpy and zlib, which release the GIL) then overlaps the caller's loop on a second core.
 _WAKE_ARRAY_BYTES = 1 << 20
-# Items the worker takes from the queue at once, at most (a run of one batch-capable
-# maker is encoded at once: its numpy arrays stay this small).
-_MAX_RUN = 1 << 13
+# The most scalars the worker encodes before it can write (tests/test_durability.py reads
+# it under this name).
+_MAX_RUN = MAX_RUN
 # How long close() waits for a worker that makes no progress.
 DEFAULT_CLOSE_TIMEOUT = 30.0
 
 
-class Engine:
+class Engine(Drain):
     """Owns the event file, the queue and the worker thread of one logdir's writers."""
 
     def __init__(
@@ -91,6 +92,13 @@ class Engine:
         self.max_queue_bytes = max_queue_bytes
         # Queue length at which a submit wakes the worker or may have reached the bound.
         self._check_at = max(1, min(max_queue, max_queue_bytes // ITEM_BYTES))
+        self.lane = ScalarStream()
+        # What the fast callers extend (see scalar_stream), and its length at which they
+        # call scalars_full(): 0 while arrays are queued (each call then checks the byte
+        # bound, as submit does) or a write failure waits to be logged.
+        self.scalars = self.lane.events
+        self._lane_cap = FIELDS * max(1, max_queue_bytes // LANE_EVENT_BYTES)
+        self.scalar_limit = min(self._check_at * FIELDS, self._lane_cap)
         self._flush_secs = flush_millis / 1000.0
         self._framer = records.Framer()
         self._backlog = Backlog(self._flush_secs)  # how far behind the caller the worker is
@@ -122,27 +130,57 @@ class Engine:
     ) -> None:
         """Queue one event, `make_event(wall_time, step, *args)`; waits only while the
         queue is at its bound."""
-        queue = self.queue
-        queue.append((wall_time, step, args, make_event, nbytes))
+        self.queue.append((wall_time, step, args, make_event, nbytes, self.lane.mark()))
         if nbytes:
             with self._array_bytes_lock:
                 self._array_bytes += nbytes
-        if len(queue) >= self._check_at or self._array_bytes:
+                self.scalar_limit = 0
+        if self.pending() >= self._check_at or self._array_bytes:
             self._on_full_queue()
         if self.warn_pending:
             self._warn_once()
 
+    def scalars_full(self) -> None:
+        """What a caller that extended `scalars` to `scalar_limit` calls: wake the worker,
+        wait while the queue is full, log a write failure once."""
+        self._on_full_queue(sampled=False)
+        if self.warn_pending:
+            self._warn_once()
+        with self._array_bytes_lock:  # the next check a chunk later, while the worker catches up
+            self._set_scalar_limit(len(self.scalars))
+
+    def pending(self) -> int:
+        """Events queued now, in the queue and the scalar lane."""
+        return len(self.queue) + len(self.scalars) // FIELDS
+
     def pending_bytes(self) -> int:
         """Memory the queue holds now, as the bound counts it."""
-        return len(self.queue) * ITEM_BYTES + self._array_bytes
+        return len(self.queue) * ITEM_BYTES + len(self.lane) * LANE_EVENT_BYTES + self._array_bytes
 
-    def _on_full_queue(self) -> None:
-        """Wake the worker when there is work enough, and wait while the queue is full."""
+    def arrays_encoded(self, nbytes: int) -> None:
+        """Count `nbytes` of queued arrays as encoded (the worker's side of submit)."""
+        with self._array_bytes_lock:
+            self._array_bytes -= nbytes
+            self._set_scalar_limit()
+        self.room_made.set()
+
+    def _set_scalar_limit(self, queued: int = 0) -> None:
+        """`scalar_limit` for the engine's state now, `queued` values in the lane at a
+        caller's check: the next check comes `_check_at` events later, before the lane
+        alone could pass the byte bound. Called holding _array_bytes_lock."""
+        if self._array_bytes or self.warn_pending:
+            self.scalar_limit = 0
+        else:
+            self.scalar_limit = min(queued + self._check_at * FIELDS, self._lane_cap)
+
+    def _on_full_queue(self, sampled: bool = True) -> None:
+        """Wake the worker when there is work enough, and wait while the queue is full;
+        `sampled`: check the queue's age only every 64th call (a call per queued item)."""
         pending = self.pending_bytes()
         if pending > self._high_water:
             self._high_water = pending
         if (
-            len(self.queue) >= self.max_queue or self._array_bytes >= _WAKE_ARRAY_BYTES
+            self.pending() >= self.max_queue or self._array_bytes >= _WAKE_ARRAY_BYTES
         ) and not self._wake.is_set():
             self._wake.set()
         while self.pending_bytes() > self.max_queue_bytes and self._thread.is_alive():
@@ -150,7 +188,7 @@ class Engine:
             self._wake.set()
             self.room_made.wait(0.05)
         self._slow_calls += 1
-        if self._array_bytes or not self._slow_calls & 63:  # a scalar's check: sampled
+        if self._array_bytes or not sampled or not self._slow_calls & 63:  # a scalar's: sampled
             self._wait_while_behind()
 
     def _wait_while_behind(self) -> None:
@@ -158,7 +196,7 @@ class Engine:
         worker has encoded nothing for a flush interval (a stuck disk, a huge item: the
         byte bound holds then)."""
         backlog = self._backlog
-        backlog.mark(self._dequeued + len(self.queue))
+        backlog.mark(self._dequeued + self.pending())
         while (
             backlog.too_old(self._dequeued)
             and time.monotonic() - self.progressed_at < self._flush_secs
@@ -169,7 +207,9 @@ class Engine:
             self.room_made.wait(0.005)  # a short poll: the worker signals writes, not progress
 
     def _warn_once(self) -> None:
-        self.warn_pending = False
+        with self._array_bytes_lock:
+            self.warn_pending = False
+            self._set_scalar_limit()
         log.warning(
             "summarylib writer %s: writing events failed: %s. Logging goes on; "
             "flush() and close() will raise this error; stats() counts the failures.",
@@ -187,7 +227,7 @@ class Engine:
         if self.closed:
             return
         done = threading.Event()
-        self.queue.append((0, 0, (fsync, done), FLUSH, 0))
+        self.queue.append((0, 0, (fsync, done), FLUSH, 0, self.lane.mark()))
         self._wake.set()
         self._settle(lambda: self._wait_for_worker(done.wait, "flush", timeout), quiet)
 
@@ -209,6 +249,7 @@ class Engine:
         its files (a descriptor, an object store's gathered bytes), writing nothing; the
         parent's worker goes on writing them."""
         self.queue.clear()
+        self.lane.clear()
         self.closed = True
         self.file.abandon()
 
@@ -242,7 +283,7 @@ class Engine:
     def stats(self) -> WriterStats:
         """A snapshot of the counters."""
         return WriterStats(
-            events_queued=self._dequeued + len(self.queue),
+            events_queued=self._dequeued + self.pending(),
             events_written=self._written,
             bytes_written=self.file.bytes_written,
             queue_high_water_bytes=max(self._high_water, self.pending_bytes()),
@@ -266,14 +307,14 @@ class Engine:
             if not self._thread.is_alive():
                 raise WriterError(
                     f"summarylib writer {self.name}: the background writer has stopped; "
-                    f"{what} cannot complete and {len(self.queue)} queued events are not written"
+                    f"{what} cannot complete and {self.pending()} queued events are not written"
                 )
             if self._dequeued != progress:
                 progress, since = self._dequeued, time.monotonic()
             elif time.monotonic() - since > timeout:
                 raise WriterError(
                     f"summarylib writer {self.name}: the background writer made no progress for "
-                    f"{timeout:g} s (a hung disk?); {what} gave up with {len(self.queue)} events queued"
+                    f"{timeout:g} s (a hung disk?); {what} gave up with {self.pending()} events queued"
                 )
 
     def _raise_unraised(self) -> None:
@@ -295,7 +336,7 @@ class Engine:
             self._wake.wait(self._flush_secs)
             self._wake.clear()
             try:
-                self._drain()
+                self._drain(Output(self, self._flush_secs / 2, self._framer))
             except Exception as error:  # a bug here must cost events, not the writer
                 self._record_error(error)
             for files in (self.file, *self._side_files):
@@ -304,46 +345,8 @@ class Engine:
                 except Exception as error:  # each file on its own
                     self._record_error(error)
             self.room_made.set()
-            if self._stopping and not self.queue:
+            if self._stopping and not self.pending():
                 return
-
-    def _drain(self) -> None:
-        """Encode, frame and write everything queued, in chunks of at most _MAX_RUN items.
-        Consecutive items of one batch-capable maker (scalars) are encoded together
-        with numpy; the rest one by one. An event that fails to encode is dropped alone
-        (see Output)."""
-        queue = self.queue
-        popleft = queue.popleft
-        output = Output(self, self._flush_secs / 2, self._framer)
-        while queue:
-            # Popped as they are encoded: an item encoded one by one (1 MB of text) is
-            # released before the next is taken, as the queue's byte bound assumes.
-            items = (popleft() for _ in range(min(len(queue), _MAX_RUN)))
-            for make_event, run in itertools.groupby(items, _MAKER):
-                if make_event is FLUSH:
-                    output.write()
-                    for _, _, (fsync, done), _, _ in run:
-                        self._complete_flush(fsync, done)
-                elif make_event in BATCH_MAKERS:
-                    batch = list(run)
-                    self._dequeued += len(batch)
-                    output.run(make_event, batch)
-                else:
-                    self._encode_each(output, make_event, run)
-        output.write()
-
-    def _encode_each(self, output: Output, make_event: Callable[..., Any], items: Iterable[tuple]) -> None:
-        """Encode queued items of one maker one by one, releasing the bytes of their arrays
-        as each is encoded."""
-        for wall_time, step, args, _, nbytes in items:
-            self._dequeued += 1
-            try:
-                output.event(make_event, wall_time, step, args)
-            finally:
-                if nbytes:  # encoded: a caller waiting for room may go on before the write
-                    with self._array_bytes_lock:
-                        self._array_bytes -= nbytes
-                    self.room_made.set()
 
     def written_elsewhere(self) -> None:
         """Count one event its maker wrote to a file of its own (series_files)."""
@@ -403,4 +406,6 @@ class Engine:
         self._last_error = error
         if self._unraised_error is None:
             self._unraised_error = error
-            self.warn_pending = True
+            with self._array_bytes_lock:
+                self.warn_pending = True
+                self.scalar_limit = 0  # the lane's next caller logs it (see _warn_once)

@@ -13,11 +13,12 @@ was encoded longer ago than that is with the OS.
 
 from __future__ import annotations
 
+import itertools
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
-from summarylib.writer import records
+from summarylib.writer import records, scalar_stream
 from summarylib.writer.event_codec import BATCH_MAKERS
 
 # Bytes gathered before one write to the OS.
@@ -102,3 +103,34 @@ class Output:
                 self.event(make_event, wall_time, step, args)
             return
         self.add((joined,), len(items))
+
+    def lane(self, head: list) -> None:
+        """Encode events taken from the scalar lane (see scalar_stream), each run of one
+        maker at once; a run that fails, one by one."""
+        makers, tags, values, walls, steps = scalar_stream.columns_of(head)
+        count = len(makers)
+        if makers.count(makers[0]) == count:
+            runs: Iterable = ((makers[0], 0, count),)
+        else:  # two ops queue into one engine (sl.scalar and add_scalar of one logdir)
+            runs = _runs(makers)
+        for columns, start, end in runs:
+            part = slice(start, end)
+            try:
+                groups = columns.events(walls[part], steps[part], tags[part], values[part])
+                framed = [(positions, records.frame_rows(rows)) for positions, rows in groups]
+                joined = records.interleave(framed, end - start)
+            except Exception:
+                for index in range(start, end):
+                    args = (tags[index], values[index], *columns.rest)
+                    self.event(columns.make_event, walls[index], steps[index], args)
+                continue
+            self.add((joined,), end - start)
+
+
+def _runs(makers: list) -> Iterator[tuple[Any, int, int]]:
+    """`(maker, start, end)` of each stretch of equal makers."""
+    start = 0
+    for maker, stretch in itertools.groupby(makers):
+        end = start + sum(1 for _ in stretch)
+        yield maker, start, end
+        start = end

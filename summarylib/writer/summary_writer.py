@@ -110,6 +110,9 @@ class SummaryWriter:
         self._attached: list[Any] = []  # side files flushed with the engine, whichever it is
         # What ops call to queue an event: the engine's submit once it is open.
         self.submit = self._submit_lazily
+        # The engine whose scalar lane the scalar ops extend (see scalar_stream), while
+        # it is open; None sends them through `submit`.
+        self.scalar_engine: Engine | None = None
         lifecycle.reopen_after_fork(self)
 
     def _new_engine(self) -> Engine:
@@ -131,6 +134,7 @@ class SummaryWriter:
         engine = lifecycle.acquire(self.logdir, self._new_engine)
         self._engine = engine
         self.submit = engine.submit
+        self.scalar_engine = engine
         for files in self._attached:  # again after fork, on the child's own engine
             engine.attach(files)
         # Garbage collection and interpreter exit close quietly: a failure is a warning.
@@ -160,7 +164,7 @@ class SummaryWriter:
         """In a forked child: let go of the parent's engine; reopen on the first event."""
         if self._finalizer is not None:
             self._finalizer.detach()
-        self._engine = self._finalizer = None
+        self._engine = self._finalizer = self.scalar_engine = None
         if not self._closed:
             self.submit = self._submit_lazily
 
@@ -228,6 +232,7 @@ class SummaryWriter:
             return
         self._closed = True
         self.submit = self._submit_after_close
+        self.scalar_engine = None
         if self._finalizer is not None and self._finalizer.detach() is not None:
             lifecycle.release(self.logdir, self._engine, timeout)
         if context.pending_warnings:
@@ -262,6 +267,7 @@ class NoopSummaryWriter:
 
     name = "noop"
     closed = False
+    scalar_engine = None  # the scalar ops call submit, which drops the event
     logdir = None
     path = None
 

@@ -46,6 +46,7 @@ class _ReopenOnWrite:
     and logs again in `trainer.test`)."""
 
     closed = False
+    scalar_engine = None  # add_scalar calls submit, which opens the writer
 
     def __init__(self, owner: WriterCore) -> None:
         self._owner = owner

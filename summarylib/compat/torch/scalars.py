@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.compat.legacy_scalar import simple_value_event
+from summarylib.compat.legacy_scalar import SIMPLE_VALUE_COLUMNS, simple_value_event
 from summarylib.compat.torch.checks import check_flag, check_run_name, check_wall_time
 from summarylib.compat.torch.core import INT64_MAX, INT64_MIN, WriterCore
 from summarylib.ops import generic
@@ -111,7 +111,14 @@ class ScalarMethods(WriterCore):
             new_style = check_flag("add_scalar", tag, "new_style", new_style)
             double_precision = check_flag("add_scalar", tag, "double_precision", double_precision)
         if not new_style:
-            self._writer.submit(simple_value_event, (tag, value), wall_time, step)
+            engine = self._writer.scalar_engine
+            if engine is None:
+                self._writer.submit(simple_value_event, (tag, value), wall_time, step)
+            else:  # the scalar lane: no tuple kept per event, no call (see writer/scalar_stream.py)
+                scalars = engine.scalars
+                scalars += (SIMPLE_VALUE_COLUMNS, tag, value, wall_time, step)
+                if len(scalars) >= engine.scalar_limit:
+                    engine.scalars_full()
         elif double_precision:
             args = (tag, np.array(value, np.float64), _SCALARS_METADATA)
             self._queue("add_scalar", tag, step, generic.summary, args, wall_time)
