@@ -152,7 +152,8 @@ def run_console(block: Block, workdir: Path) -> None:
         timeout=120,
     )
     outputs = result.stdout.split(END_MARK + "\n")
-    for (command, shown), printed in zip(commands, outputs, strict=False):
+    assert len(outputs) == len(commands) + 1, f"{block.where}: the shell stopped early\n{result.stdout}"
+    for (command, shown), printed in zip(commands, outputs[:-1], strict=True):
         expected = normalized("\n".join(shown), workdir)
         got = normalized(printed, workdir)
         assert matches(expected, got), (
@@ -200,7 +201,6 @@ def run_page(page: Path, workdir: Path) -> None:
 @pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(ROOT)) for page in PAGES])
 def test_every_code_block_of_the_page_runs_and_prints_what_it_shows(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("KERAS_BACKEND", os.environ.get("KERAS_BACKEND", "torch"))
     run_page(page, tmp_path)
 
 
