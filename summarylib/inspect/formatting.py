@@ -25,8 +25,9 @@ def utc_time(wall_time: float | None) -> str:
 
 def size(count: int) -> str:
     """A byte count in B, KiB, MiB or GiB."""
+    scaled: float = count
     for unit in ("B", "KiB", "MiB", "GiB"):
-        if count < 1024 or unit == "GiB":
-            return f"{count} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024
+        if scaled < 1024 or unit == "GiB":
+            return f"{count} {unit}" if unit == "B" else f"{scaled:.1f} {unit}"
+        scaled /= 1024
     return ""

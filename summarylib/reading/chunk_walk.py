@@ -38,11 +38,14 @@ def walk(buffer: memoryview, end: int) -> tuple[np.ndarray, np.ndarray, int]:
     return np.concatenate(starts), np.concatenate(lengths), position
 
 
-def _walk_some(buffer: memoryview, position: int, end: int, count: int) -> tuple[list, list, int, bool]:
+def _walk_some(
+    buffer: memoryview, position: int, end: int, count: int
+) -> tuple[list[int], list[int], int, bool]:
     """Up to `count` records from `position`: starts, lengths, where it stopped, and whether it
     stopped early (the next record does not fit, or its header is all zeros)."""
     unpack = RECORD_HEADER.unpack_from
-    starts, lengths = [], []
+    starts: list[int] = []
+    lengths: list[int] = []
     for _ in range(count):
         if position + 12 > end:
             return starts, lengths, position, True

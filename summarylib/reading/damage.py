@@ -41,9 +41,9 @@ def find_damage(records: Records, rows: Rows, plugins: list[str], decode: bool =
     decoded (`plugins`: plugin names by id), in file order. `decode`: also decode the others,
     into `rows.decoded`."""
     found = []
-    for offset, why in rows.bad:
+    for offset, reason in rows.bad:
         size = int(records.lengths[np.searchsorted(records.offsets(), offset)]) + 16
-        problem = Problem(records.path, offset, CORRUPT, f"{why}, {size} bytes skipped", size)
+        problem = Problem(records.path, offset, CORRUPT, f"{reason}, {size} bytes skipped", size)
         found.append(Damage(problem, int(np.searchsorted(rows.offset, offset)), 0))
     for position, proto in rows.protos.items():
         plugin = plugins[rows.plugin[position]]

@@ -13,7 +13,7 @@ was forged or damaged, and it is corruption like any other.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Generator, Iterator
 from concurrent.futures import Future
 from typing import Any
 
@@ -36,7 +36,7 @@ def _read(file: Any, position: int, count: int) -> tuple[memoryview, int]:
     """`count` bytes from `position` (fewer at the end), followed by `_SLACK` zero bytes."""
     file.seek(position)
     buffer = np.empty(count + _SLACK, np.uint8)  # not zero-filled: most of it is read into
-    view = memoryview(buffer)
+    view = buffer.data
     got = file.readinto(view[:count]) or 0
     buffer[got:] = 0
     return view, got
@@ -81,12 +81,12 @@ def scan(
     head: Future[bytes] | None = None,
     tolerate: Collection[int] = (),
     storage_options: storage.StorageOptions = None,
-) -> Iterator[Records]:
-    """The complete records of a file from `start`, in chunks; `status` says where and why
-    reading stopped. Raises CorruptRecordError at corruption unless `tolerant`, or unless it
-    starts at an offset in `tolerate` (a strict Reader raises each corruption only once).
-    `head`: the request for a remote file's first block, if already made (see
-    `storage.open_binary`); `storage_options`: for a URL's filesystem."""
+) -> Generator[Records, None, None]:
+    """The complete records of a file from `start`, in chunks (a generator: the caller closes
+    it); `status` says where and why reading stopped. Raises CorruptRecordError at corruption
+    unless `tolerant`, or unless it starts at an offset in `tolerate` (a strict Reader raises
+    each corruption only once). `head`: the request for a remote file's first block, if
+    already made (see `storage.open_binary`); `storage_options`: for a URL's filesystem."""
     with storage.open_binary(path, head, storage_options) as (file, size):
         position = status.end_offset = status.next_offset = start
         want = chunk_size

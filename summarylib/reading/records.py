@@ -29,7 +29,7 @@ class _Group:
     length: int
     indices: np.ndarray  # ascending
     spacing: int  # bytes from each record to the next, when constant; else 0
-    rows: np.ndarray | None = None  # payloads as rows
+    rows: np.ndarray  # payloads as rows
 
 
 class Records:
@@ -74,8 +74,7 @@ class Records:
 
     def groups(self) -> list[_Group]:
         """The dense groups: many records of one (short) payload length, with their rows."""
-        self._group_all()
-        return self._groups
+        return self._group_all()
 
     def dense_groups(self) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """(length, record indices, payload rows) for lengths shared by many records; rows are
@@ -87,17 +86,20 @@ class Records:
         self._group_all()
         return self._sparse
 
-    def _group_all(self) -> None:
+    def _group_all(self) -> list[_Group]:
+        """The dense groups, found on first use (with the sparse indices of the others)."""
         if self._groups is not None:
-            return
-        self._groups = []
+            return self._groups
+        groups = []
         sparse = [np.zeros(0, np.int64)]
         for length, indices in _by_length(self.lengths):
             if len(indices) >= _DENSE_MIN and 0 < length <= _DENSE_MAX_LENGTH:
-                self._groups.append(self._group(length, indices))
+                groups.append(self._group(length, indices))
             else:
                 sparse.append(indices)
+        self._groups = groups
         self._sparse = np.sort(np.concatenate(sparse))
+        return groups
 
     def words(self, group: _Group, at: int) -> np.ndarray:
         """The little-endian uint32 at byte `at` of each record of `group`."""
@@ -110,19 +112,17 @@ class Records:
         starts = self.starts[indices]
         spacing = np.diff(starts)
         even = len(spacing) and (spacing == spacing[0]).all()
-        group = _Group(length, indices, int(spacing[0]) if even else 0)
-        group.rows = self._rows(group)
-        return group
+        every = int(spacing[0]) if even else 0
+        return _Group(length, indices, every, self._rows(length, indices, every))
 
-    def _rows(self, group: _Group) -> np.ndarray:
-        """The payloads of a group as rows of whole 8-byte words: a view of the buffer when
-        they lie evenly spaced (one tag logged alone or in a fixed rhythm), else a copy."""
-        width = (group.length + 7) // 8 * 8
-        payloads = self.starts[group.indices] + 12
-        if group.spacing:
-            rows = np.ndarray(
-                (len(payloads), width), np.uint8, self._view, int(payloads[0]), (group.spacing, 1)
-            )
+    def _rows(self, length: int, indices: np.ndarray, spacing: int) -> np.ndarray:
+        """The payloads of records `indices` (of one `length`, `spacing` apart or 0) as rows of
+        whole 8-byte words: a view of the buffer when they lie evenly spaced (one tag logged
+        alone or in a fixed rhythm), else a copy."""
+        width = (length + 7) // 8 * 8
+        payloads = self.starts[indices] + 12
+        if spacing:
+            rows = np.ndarray((len(payloads), width), np.uint8, self._view, int(payloads[0]), (spacing, 1))
         else:
             rows = sliding_window_view(self.bytes, width)[payloads]
         rows.flags.writeable = False

@@ -8,12 +8,13 @@ Both paths give the same values.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from summarylib.proto import event_pb2
+from summarylib.proto import event_pb2, summary_pb2
 from summarylib.reading.plugins import DATA_KINDS, plugin_claim
 from summarylib.reading.records import Records
 from summarylib.reading.rows import Filters, Names, Rows, RunState
@@ -33,8 +34,13 @@ class _Part:
     number: np.ndarray
     size: np.ndarray
     shape: int
-    protos: list | None = None
+    protos: list[summary_pb2.Summary.Value] = field(default_factory=list)  # the protobuf part's, a row each
     claims: list[tuple[int, int, str, str]] = field(default_factory=list)  # (record, sub, tag, plugin)
+
+
+def _payloads(records: Records, indices: np.ndarray) -> Callable[[int], bytes]:
+    """The payload of the `i`th of the records `indices`, as match_scalars asks for it."""
+    return lambda i: records.payload(int(indices[i]))
 
 
 def _scalar_parts(
@@ -46,7 +52,7 @@ def _scalar_parts(
     shapes: list[ScalarShape] = []
     rest = [records.sparse_indices()]
     for length, indices, rows in records.dense_groups():
-        found, left = match_scalars(rows, lambda i, indices=indices: records.payload(int(indices[i])))
+        found, left = match_scalars(rows, _payloads(records, indices))
         rest.append(indices[left])
         for shape, positions in found:
             if filters.tags is not None and shape.tag not in filters.tags:
@@ -149,9 +155,9 @@ def _apply_claims(
     claims that lost to an earlier one as (tag, kept plugin, ignored plugin)."""
     claims = [claim for part in parts for claim in part.claims]
     claims += [
-        (int(part.record[0]), 0, shapes[part.shape].tag, shapes[part.shape].claim)
+        (int(part.record[0]), 0, shapes[part.shape].tag, claim)
         for part in parts
-        if part.shape >= 0 and shapes[part.shape].claim is not None
+        if part.shape >= 0 and (claim := shapes[part.shape].claim) is not None
     ]
     claims.sort(key=lambda claim: claim[:2])
     known_from: dict[str, tuple[int, int]] = {}

@@ -112,8 +112,9 @@ class Rows:
 
 
 def _moved(by_position: dict[int, Any], new_positions: np.ndarray | None) -> dict[int, Any]:
-    """Items by row position, at their new positions (-1: left out)."""
-    if not by_position:
+    """Items by row position, at their new positions (-1: left out). `new_positions` is None
+    when the rows have no protos (then nothing is decoded either: no item moves)."""
+    if not by_position or new_positions is None:
         return {}
     moved = new_positions[list(by_position)].tolist()
     return {new: item for new, item in zip(moved, by_position.values(), strict=True) if new >= 0}

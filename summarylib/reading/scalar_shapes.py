@@ -60,7 +60,7 @@ def _only(fields: dict, allowed: dict[int, int]) -> bool:
 
 # Where a float32/float64 scalar TensorProto keeps its value: {dtype: {(field, wire type): size}}
 # for tensor_content, packed float_val/double_val and unpacked float_val/double_val.
-_SCALAR_VALUE_FIELDS = {
+_SCALAR_VALUE_FIELDS: dict[int, dict[tuple[int, int], int]] = {
     types_pb2.DT_FLOAT: {(4, 2): 4, (5, 2): 4, (5, 5): 4},
     types_pb2.DT_DOUBLE: {(4, 2): 8, (6, 2): 8, (6, 1): 8},
 }

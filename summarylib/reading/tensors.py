@@ -29,7 +29,7 @@ _MAX_SPAN = 1 << 48  # elements of the nonzero dimensions: numpy's byte count mu
 
 # The values field of each dtype, and the numpy dtype of that field's own proto type: values
 # are read as that and cast (narrower integers wrap, as TensorFlow's C++ casts them).
-_VALUE_FIELDS = {
+_VALUE_FIELDS: dict[int, tuple[str, type[np.generic]]] = {
     types_pb2.DT_FLOAT: ("float_val", np.float32),
     types_pb2.DT_DOUBLE: ("double_val", np.float64),
     types_pb2.DT_INT32: ("int_val", np.int32),
