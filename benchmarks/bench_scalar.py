@@ -1,15 +1,20 @@
 """Log 100,000 scalars through summarylib, tensorboardX and torch.utils.tensorboard.
 
-    python benchmarks/bench_scalar.py [--calls N] [--repeats R]
+    python benchmarks/bench_scalar.py [--calls N] [--repeats R] [--quick]
 
 Contenders that are not installed are left out. Compare ratios, not absolute times.
+Prints issue 21's goal rows for `sl.scalar`: the caller's time per call, and the whole
+run (to the writer's close) against torch.utils.tensorboard's.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from common import compare
+from common import compare, goal
+
+CALLER_GOAL_US = 0.8
+TORCH_RATIO_GOAL = 20.0
 
 
 def main() -> None:
@@ -18,15 +23,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="fewer calls, for run_all.py")
     args = parser.parse_args()
-    compare(
+    calls, repeats = (30_000, 2) if args.quick else (args.calls, args.repeats)
+    rows = compare(
         "scalar",
-        args.calls,
-        args.repeats,
+        calls,
+        repeats,
         lambda step: sl.scalar("loss", 0.5, step=step),
         lambda writer, step: writer.add_scalar("loss", 0.5, step),
         unit="µs",
     )
+    ours = rows["summarylib"]
+    caller = ours.caller / calls * 1e6
+    goal("sl.scalar caller", f"{caller:.2f} µs/call", f"≤{CALLER_GOAL_US} µs", caller <= CALLER_GOAL_US)
+    torch = rows.get("torch.utils.tensorboard")
+    if torch is not None:
+        ratio = torch.total / ours.total
+        goal(
+            "sl.scalar end to end vs torch",
+            f"{ratio:.1f}x",
+            f"≥{TORCH_RATIO_GOAL:g}x",
+            ratio >= TORCH_RATIO_GOAL,
+        )
 
 
 if __name__ == "__main__":

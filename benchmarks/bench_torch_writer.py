@@ -2,9 +2,11 @@
 torch.utils.tensorboard and tensorboardX, for add_scalar, add_histogram, add_image and
 add_scalars (4 series), each timed to the writer's close.
 
-    python benchmarks/bench_torch_writer.py [--scale S] [--repeats R]
+    python benchmarks/bench_torch_writer.py [--scale S] [--repeats R] [--quick]
 
 Contenders that are not installed are left out. Compare ratios, not absolute times.
+Prints issue 21's goal rows for `add_scalar`: the caller's time per call, and the whole
+run (to the writer's close) against torch.utils.tensorboard's.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from common import available, best_of, print_table, writer_run
+from common import Timing, available, best_of, goal, print_table, writer_run
 
 WRITERS = ("summarylib.compat.torch", "torch.utils.tensorboard", "tensorboardX")
+ADD_SCALAR_CALLER_GOAL_US = 1.0
+TORCH_RATIO_GOAL = 20.0
 
 
 def workloads(scale: float) -> list[tuple[str, int, object]]:
@@ -39,14 +43,41 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies the number of calls")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="fewer calls, for run_all.py")
     args = parser.parse_args()
+    repeats = 2 if args.quick else args.repeats
     for title, calls, log in workloads(args.scale):
+        if args.quick:  # add_scalar's calls outweigh a writer's start and close even so
+            calls = int(calls * (0.6 if title == "add_scalar" else 0.1))
         rows = {
-            module: best_of(args.repeats, writer_run(module, calls, log))
+            module: best_of(repeats, writer_run(module, calls, log))
             for module in WRITERS
             if available(module.split(".")[0])
         }
         print_table(title, calls, rows, baseline=WRITERS[0], unit="µs")
+        if title == "add_scalar":
+            add_scalar_goals(calls, rows)
+
+
+def add_scalar_goals(calls: int, rows: dict[str, Timing]) -> None:
+    """The goal rows of add_scalar: caller time per call, and end to end against torch."""
+    ours = rows[WRITERS[0]]
+    caller = ours.caller / calls * 1e6
+    goal(
+        "compat.torch add_scalar caller",
+        f"{caller:.2f} µs/call",
+        f"≤{ADD_SCALAR_CALLER_GOAL_US} µs",
+        caller <= ADD_SCALAR_CALLER_GOAL_US,
+    )
+    torch = rows.get(WRITERS[1])
+    if torch is not None:
+        ratio = torch.total / ours.total
+        goal(
+            "compat.torch add_scalar end to end vs torch",
+            f"{ratio:.1f}x",
+            f"≥{TORCH_RATIO_GOAL:g}x",
+            ratio >= TORCH_RATIO_GOAL,
+        )
 
 
 if __name__ == "__main__":
