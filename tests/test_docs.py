@@ -177,6 +177,17 @@ def run_shell(block: Block, workdir: Path) -> None:
     assert result.returncode == 0, f"{block.where}: exit {result.returncode}\n{output}"
 
 
+def run_python(code: str, where: str, namespace: dict[str, object]) -> None:
+    """Run a block in the page's namespace; a page about a framework that is not installed
+    (torch, Keras, moto, ...) is skipped, as that framework's own tests are."""
+    try:
+        exec(compile(code, where, "exec"), namespace)
+    except ModuleNotFoundError as error:
+        if error.name is None or error.name.split(".")[0] in {"summarylib", "tests", "examples"}:
+            raise
+        pytest.skip(f"{where} needs {error.name}, which is not installed")
+
+
 def run_page(page: Path, workdir: Path) -> None:
     """Every block of the page in order; Python ones in the page's one namespace."""
     with contextlib.ExitStack() as cleanup:
@@ -185,9 +196,9 @@ def run_page(page: Path, workdir: Path) -> None:
             if block.skip is not None or block.lang in SHOWN:
                 continue
             for code in block.setup:
-                exec(compile(code, f"{block.where} (setup)", "exec"), namespace)
+                run_python(code, f"{block.where} (setup)", namespace)
             if block.lang == "python":
-                exec(compile(block.code, block.where, "exec"), namespace)
+                run_python(block.code, block.where, namespace)
             elif block.lang == "console":
                 run_console(block, workdir)
             else:
