@@ -19,7 +19,9 @@ How a page's code blocks run (the convention a page writer follows):
   migrate). `REPO` is the checkout's root there, and `cleanup`, a `contextlib.ExitStack`
   closed after the page, takes a fixture that must stop (moto's S3 server).
 
-The comments are HTML, so the rendered pages (and GitHub's README) do not show them.
+The comments are HTML, so the rendered pages (and GitHub's README) do not show them. A page
+whose Python needs a framework that is not installed (torch, Keras, moto) is skipped,
+naming it.
 """
 
 from __future__ import annotations
