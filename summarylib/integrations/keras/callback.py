@@ -10,11 +10,13 @@ module of summarylib that imports Keras.
 from __future__ import annotations
 
 import contextlib
+import heapq
 import math
 import os
+import threading
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import keras
@@ -33,10 +35,12 @@ from summarylib.integrations.keras.projector import (
     warn_unusable,
 )
 from summarylib.integrations.keras.weights import weight_image, weight_tag
-from summarylib.writer.context import default_step, record_condition
+from summarylib.writer.context import default_step, defaults, record_condition
 from summarylib.writer.summary_writer import SummaryWriter
 
 _RUNS = {"train": "train", "val": "validation"}
+_MAX_CACHED_TAGS = 4096
+_thread_id = threading.get_ident
 
 
 class TensorBoard(keras.callbacks.Callback):
@@ -115,9 +119,19 @@ class TensorBoard(keras.callbacks.Callback):
         self._batch_frequency = None if self.update_freq == "epoch" else self.update_freq
         self._writers: dict[str, SummaryWriter] = {}
         self._contexts: list[contextlib.ExitStack] = []
+        # Tags by log key, one cache a prefix: formatted once, not per value.
         self._batch_tags: dict[str, str] = {}
+        self._epoch_tags: dict[str, str] = {}
+        self._evaluation_tags: dict[str, str] = {}
         self._global_train_batch = 0
         self._global_test_batch = 0
+        self._epoch_start_batch = 0  # the train batch counter when the epoch began
+        self._hooks_thread = threading.get_ident()  # the thread running fit's hooks
+        self._steps_per_execution = 1
+        # Batch logs of hooks run on Keras's thread pool, waiting for those before them.
+        self._pool_lock = threading.Lock()
+        self._pooled: list[tuple[int, dict | None]] = []
+        self._next_pooled_step = self._batch_frequency
         self._batch_start_time = 0.0
         self._epoch_start_time = 0.0
         self._epoch_start_iterations = 0
@@ -158,9 +172,12 @@ class TensorBoard(keras.callbacks.Callback):
     def _at_batch(self, step: int) -> None:
         """Within the pushed context: step to the batch `step`, recording if it is logged.
         Set as plain values (a bool, not a callable), so each op checks them at no cost;
-        leaving the context restores what was there before."""
+        leaving the context restores what was there before. The condition is set only
+        when it changes (never with update_freq=1): a ContextVar set costs more than a get."""
         default_step.set(step)
-        record_condition.set(step % self._batch_frequency == 0)
+        recording = step % self._batch_frequency == 0
+        if record_condition.get() is not recording:
+            record_condition.set(recording)
 
     def _pop_writer(self) -> None:
         if self._contexts:
@@ -180,11 +197,23 @@ class TensorBoard(keras.callbacks.Callback):
 
     def on_train_begin(self, logs: dict | None = None) -> None:
         self._global_train_batch = 0
+        self._hooks_thread = threading.get_ident()
+        # Read here, on fit's thread: `self.model` on JAX syncs the training state, which
+        # from Keras's thread pool races the next step for its donated buffers.
+        self._steps_per_execution = getattr(self.model, "steps_per_execution", 1) or 1
+        self._pooled = []
+        self._next_pooled_step = self._batch_frequency
         self._push_writer("train", 0)
 
     def on_train_end(self, logs: dict | None = None) -> None:
-        self._pop_writer()
-        self._close_writers()
+        pooled, self._pooled = sorted(self._pooled), []  # after a pooled hook that failed
+        try:
+            with defaults(self._writer("train")):
+                for step, batch_logs in pooled:
+                    self._log_batch(step, batch_logs)
+        finally:
+            self._pop_writer()
+            self._close_writers()
 
     def on_test_begin(self, logs: dict | None = None) -> None:
         self._push_writer("val", self._global_test_batch)
@@ -193,9 +222,9 @@ class TensorBoard(keras.callbacks.Callback):
         optimizer = getattr(self.model, "optimizer", None)
         if optimizer is not None and hasattr(optimizer, "iterations"):
             step = _as_int(optimizer.iterations)
-            with self._writing("val"):
-                for name, value in (logs or {}).items():
-                    summarylib.scalar(f"evaluation_{name}_vs_iterations", value, step=step)
+            if logs:
+                with self._writing("val"):
+                    _write_scalars(self._evaluation_tags, _evaluation_tag, logs, step)
         self._pop_writer()
 
     def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None:
@@ -207,20 +236,40 @@ class TensorBoard(keras.callbacks.Callback):
 
     def on_train_batch_end(self, batch: int, logs: dict | None = None) -> None:
         frequency = self._batch_frequency
-        step = self._global_train_batch
-        if frequency is None or step % frequency:
+        if frequency is None:
             return
-        scalar = summarylib.scalar
+        if _thread_id() != self._hooks_thread:
+            self._pooled_batch_end(batch, logs)
+            return
+        step = self._global_train_batch
+        if not step % frequency:
+            self._log_batch(step, logs)
+
+    def _log_batch(self, step: int, logs: dict | None) -> None:
+        """`batch_<metric>` of each value of `logs` (and the steps per second when asked)
+        at `step`, to the default writer: the train run's, pushed for the fit."""
         if self.write_steps_per_second:
             elapsed = time.perf_counter() - self._batch_start_time
-            scalar("batch_steps_per_second", 1.0 / elapsed if elapsed > 0 else math.inf, step=step)
-        if isinstance(logs, dict):
-            tags = self._batch_tags
-            for name, value in logs.items():
-                tag = tags.get(name)
-                if tag is None:
-                    tag = tags[name] = f"batch_{name}"
-                scalar(tag, value, step=step)
+            summarylib.scalar("batch_steps_per_second", 1.0 / elapsed if elapsed > 0 else math.inf, step=step)
+        if isinstance(logs, dict) and logs:
+            _write_scalars(self._batch_tags, _batch_tag, logs, step)
+
+    def _pooled_batch_end(self, batch: int, logs: dict | None) -> None:
+        """The batch-end hook as Keras runs it when `fit` is given the callback alone (not
+        in a list): on a thread pool, maybe after the next batches began (so the counter
+        is ahead) and beside the hook of another batch. The step comes from Keras's
+        `batch`, the epoch's index of the execution's last batch (one step an execution
+        of `steps_per_execution` batches, as the counter counts them); batches are
+        written in step order, each when those before it are."""
+        step = self._epoch_start_batch + batch // self._steps_per_execution + 1
+        if step % self._batch_frequency:
+            return
+        with self._pool_lock:
+            heapq.heappush(self._pooled, (step, logs))
+            with defaults(self._writer("train")):  # the pool's thread has no default writer
+                while self._pooled and self._pooled[0][0] == self._next_pooled_step:
+                    self._next_pooled_step += self._batch_frequency
+                    self._log_batch(*heapq.heappop(self._pooled))
 
     def on_test_batch_begin(self, batch: int, logs: dict | None = None) -> None:
         self._global_test_batch += 1
@@ -228,6 +277,7 @@ class TensorBoard(keras.callbacks.Callback):
             self._at_batch(self._global_test_batch)
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
+        self._epoch_start_batch = self._global_train_batch
         if self.write_steps_per_second:
             self._epoch_start_iterations = _as_int(self.model.optimizer.iterations)
             self._epoch_start_time = time.perf_counter()
@@ -250,11 +300,16 @@ class TensorBoard(keras.callbacks.Callback):
         train_logs.update(self._learning_rates())
         if self.write_steps_per_second:
             train_logs["steps_per_second"] = self._steps_per_second()
+        errors = []
         for kind, run_logs in (("train", train_logs), ("val", val_logs)):
             if run_logs:
                 with self._writing(kind):
-                    for name, value in run_logs.items():
-                        summarylib.scalar(f"epoch_{name}", value, step=epoch)
+                    try:
+                        _write_scalars(self._epoch_tags, _epoch_tag, run_logs, epoch)
+                    except (TypeError, ValueError) as error:  # the other run is written first
+                        errors.append(error)
+        if errors:
+            raise errors[0]
 
     def _learning_rates(self) -> dict[str, float]:
         """The optimizer's learning rate, or each of a multi-optimizer's, as Keras logs them."""
@@ -299,6 +354,41 @@ class TensorBoard(keras.callbacks.Callback):
                         raise
                     warn_unusable(path, layer.name, error, self._unusable_metadata)
                     embedding(layer.name, matrix, step=epoch)
+
+
+def _write_scalars(
+    tags: dict[str, str], tag_of: Callable[[str], str], logs: Mapping[str, Any], step: int
+) -> None:
+    """One `summarylib.scalar` a value of `logs`, at `step`, to the default writer; the
+    value's tag `tags[name]`, made by `tag_of(name)` the first time only (no formatting
+    per value). A value that is no real number is the op's one-shape error, raised once
+    every other value is written, so it takes no valid value with it."""
+    scalar = summarylib.scalar
+    error = None
+    for name, value in logs.items():
+        tag = tags.get(name)
+        if tag is None:
+            if len(tags) >= _MAX_CACHED_TAGS:  # keys that change at every batch
+                tags.clear()
+            tag = tags[name] = tag_of(name)
+        try:
+            scalar(tag, value, step=step)
+        except (TypeError, ValueError) as problem:
+            error = error or problem
+    if error is not None:
+        raise error
+
+
+def _batch_tag(name: str) -> str:
+    return f"batch_{name}"
+
+
+def _epoch_tag(name: str) -> str:
+    return f"epoch_{name}"
+
+
+def _evaluation_tag(name: str) -> str:
+    return f"evaluation_{name}_vs_iterations"
 
 
 def _embedding_layers(model: Any) -> list:
