@@ -54,13 +54,16 @@ class SummaryWriter(TorchSummaryWriter):
     agree; tensorboardX's signatures and behaviour where they differ (see the module
     docstring)."""
 
+    # The methods marked `type: ignore[override]` take tensorboardX's arguments, which differ
+    # from torch's (order, names): the two libraries' signatures, not a slip of this class.
+
     def __init__(
         self,
         logdir: str | os.PathLike | None = None,
         comment: str | None = "",
         purge_step: int | None = None,
         max_queue: int | None = 10,
-        flush_secs: int | None = 120,
+        flush_secs: float = 120,
         filename_suffix: str | None = "",
         write_to_disk: bool | None = True,
         log_dir: str | os.PathLike | None = None,
@@ -175,7 +178,7 @@ class SummaryWriter(TorchSummaryWriter):
         img_tensor: Any,
         global_step: int | None = None,
         walltime: float | None = None,
-        dataformats: str | None = "NCHW",
+        dataformats: str = "NCHW",
     ) -> None:
         """Write a batch of images as one grid image: an `[N, C, H, W]` array (any
         `dataformats`), or a list of `[C, H, W]` images (`dataformats` "CHW" or "HWC"; the
@@ -204,14 +207,14 @@ class SummaryWriter(TorchSummaryWriter):
             img_tensor, dataformats = np.stack(images), "N" + layout
         super().add_images(tag, img_tensor, global_step, walltime, dataformats)
 
-    def add_video(  # type: ignore[override]
+    def add_video(
         self,
         tag: str,
         vid_tensor: Any,
         global_step: int | None = None,
-        fps: float | None = 4,
+        fps: float = 4,
         walltime: float | None = None,
-        dataformats: str | None = "NTCHW",
+        dataformats: str = "NTCHW",
     ) -> None:
         """Write a batch of videos as one animated GIF; `dataformats` any order of the axes
         N, T, C, H, W (tensorboardX's)."""
@@ -244,7 +247,7 @@ class SummaryWriter(TorchSummaryWriter):
         box_tensor: Any,
         global_step: int | None = None,
         walltime: float | None = None,
-        dataformats: str | None = "CHW",
+        dataformats: str = "CHW",
         labels: list[str] | None = None,
         **kwargs: Any,
     ) -> None:
@@ -284,20 +287,24 @@ class SummaryWriter(TorchSummaryWriter):
         # The defaults shadow the class's helpers on this instance only while the block
         # runs, so calls outside it pay nothing.
         class_step, class_wall_time, class_queue = type(self)._step, self._wall_time, self._queue
-        self._step = lambda op, tag, given: class_step(op, tag, step if given is None else given)  # type: ignore[method-assign]
-        self._wall_time = lambda op, tag, given: class_wall_time(
-            op, tag, wall_time if given is None else given
-        )  # type: ignore[method-assign]
-        self._queue = lambda op, tag, given_step, make, args, given_time: class_queue(  # type: ignore[method-assign]
-            op, tag, given_step, make, args, wall_time if given_time is None else given_time
-        )
+        shadows = {
+            "_step": lambda op, tag, given: class_step(op, tag, step if given is None else given),
+            "_wall_time": lambda op, tag, given: class_wall_time(
+                op, tag, wall_time if given is None else given
+            ),
+            "_queue": lambda op, tag, given_step, make, args, given_time: class_queue(
+                op, tag, given_step, make, args, wall_time if given_time is None else given_time
+            ),
+        }
+        vars(self).update(shadows)  # instance attributes, found before the class's methods
         try:
             yield self
         finally:
-            del self._step, self._wall_time, self._queue
+            for name in shadows:
+                delattr(self, name)
             self._in_metadata_block = False
 
-    def add_onnx_graph(self, onnx_model_file: Any) -> None:  # type: ignore[override]
+    def add_onnx_graph(self, onnx_model_file: Any) -> None:
         """tensorboardX's ONNX graph import: not supported."""
         raise NotImplementedError(
             "summarylib.compat.tensorboardX.SummaryWriter.add_onnx_graph is not supported: it needs onnx "

@@ -107,7 +107,7 @@ def _op(
 
 def scalar(
     name: str, tensor: Any, collections: Iterable[str] | None = None, family: str | None = None
-) -> bytes:
+) -> bytes | LazySummary:
     """A Summary with one `simple_value`; `tensor` is a real scalar or a callable."""
     tag = family_tag("scalar", name, family)
     return _op(
@@ -123,7 +123,7 @@ def scalar(
 
 def histogram(
     name: str, values: Any, collections: Iterable[str] | None = None, family: str | None = None
-) -> bytes:
+) -> bytes | LazySummary:
     """A Summary with one `histo` of `values` (any shape), in TF 1.x's exponential buckets."""
     tag = family_tag("histogram", name, family)
 
@@ -140,7 +140,7 @@ def image(
     max_outputs: int = 3,
     collections: Iterable[str] | None = None,
     family: str | None = None,
-) -> bytes:
+) -> bytes | LazySummary:
     """A Summary with one `Summary.Image` per image of a `[k, h, w, c]` batch, at most
     `max_outputs`; float pixels are rescaled per image as TF 1.x did (see legacy_values)."""
     tag = family_tag("image", name, family)
@@ -159,7 +159,7 @@ def audio(
     max_outputs: int = 3,
     collections: Iterable[str] | None = None,
     family: str | None = None,
-) -> bytes:
+) -> bytes | LazySummary:
     """A Summary with one `Summary.Audio` (16-bit WAV) per clip of `[k, t, c]` (or `[k, t]`)
     float samples in [-1, 1], at most `max_outputs`."""
     tag = family_tag("audio", name, family)
@@ -172,7 +172,7 @@ def audio(
     return _op("audio", tag, build, tensor, collections)
 
 
-def text(name: str, tensor: Any, collections: Iterable[str] | None = None) -> bytes:
+def text(name: str, tensor: Any, collections: Iterable[str] | None = None) -> bytes | LazySummary:
     """A Summary with the text plugin's string tensor (rendered as Markdown)."""
     tag = family_tag("text", name, None)
     return _op(
@@ -192,7 +192,7 @@ def tensor_summary(
     summary_metadata: SummaryMetadata | bytes | None = None,
     family: str | None = None,
     display_name: str | None = None,
-) -> bytes:
+) -> bytes | LazySummary:
     """A Summary with `tensor` as is, with `summary_metadata` plus display name and
     description."""
     tag = family_tag("tensor_summary", name, family)

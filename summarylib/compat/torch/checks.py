@@ -24,7 +24,7 @@ import os
 from typing import Any
 
 import numpy as np
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 
 from summarylib.ops.errors import check_text as check_utf8
 from summarylib.ops.errors import op_error
@@ -118,7 +118,7 @@ def check_run_name(op: str, tag: Any, argument: str, name: str) -> str:
     return name
 
 
-def serialized_proto(op: str, argument: str, message: Any, kind: type | None) -> bytes:
+def serialized_proto(op: str, argument: str, message: Any, kind: type[Message] | None) -> bytes:
     """A protobuf message (summarylib's, TensorBoard's, TensorFlow's or torch's) or its
     bytes, serialized and checked to parse as `kind` (any bytes when `kind` is None: a
     message summarylib has no schema of, such as a graph's RunMetadata)."""

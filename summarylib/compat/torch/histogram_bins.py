@@ -31,7 +31,7 @@ import numpy as np
 MAX_BUCKETS = 65536  # the most buckets a histogram of add_histogram counts
 
 
-def _spread_rule_buckets(values: np.ndarray, rule: str, span: float) -> float:
+def _spread_rule_buckets(values: np.ndarray, rule: str, span: float) -> int:
     """The buckets numpy's `"fd"`, `"scott"` or `"auto"` makes of `values` (at least;
     `"auto"` of numpy >= 2 makes fewer: it keeps widths of at least half the sqrt rule's)."""
     count = values.size

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from typing import Any
 
 from summarylib.compat.legacy_scalar import simple_value_event
@@ -136,7 +137,7 @@ class HParamsMethods(WriterCore):
         }
         domains = _domains(hparam_dict, hparam_domain_discrete)
         hparams = [_TypedHParam(name, domains.get(name), value) for name, value in values.items()]
-        records = [
+        records: list[tuple[str, Callable[..., bytes], tuple[Any, ...]]] = [
             (
                 encoding.EXPERIMENT_TAG,
                 encoding.experiment_summary,
