@@ -37,10 +37,9 @@ from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 
 def __getattr__(name: str) -> Any:
     """`summarylib.integrations.keras.Watch(...)` after a plain `import summarylib`: the
-    integrations package, and its Keras package, which imports Keras only when a callback is
-    first asked for, are imported at first use rather than with summarylib."""
+    integrations package (whose subpackages import their frameworks at first use in turn) is
+    imported at first use rather than with summarylib."""
     if name == "integrations":
-        importlib.import_module("summarylib.integrations.keras")
         return importlib.import_module("summarylib.integrations")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

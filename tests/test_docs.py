@@ -266,6 +266,9 @@ def test_import_summarylib_reaches_the_integrations_without_importing_a_framewor
         "assert callable(summarylib.integrations.keras.model_graph)\n"
         "loaded = {'torch', 'keras', 'jax', 'tensorflow', 'lightning'} & set(sys.modules)\n"
         "assert not loaded, loaded\n"
+        "assert callable(summarylib.integrations.torch.watch)\n"
+        "assert summarylib.integrations.lightning.TensorBoardLogger.__name__ == 'TensorBoardLogger'\n"
+        "assert summarylib.integrations.pytorch_lightning.TensorBoardLogger.__name__ == 'TensorBoardLogger'\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
