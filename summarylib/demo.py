@@ -119,7 +119,7 @@ def write_demo_run(logdir: str, steps: int = 100) -> str:
     sweep beside it, for the HParams dashboard); returns the main run's event file."""
     rng = np.random.default_rng(0)
     labels = rng.integers(0, 2, size=2000).astype(bool)
-    paths = {}
+    paths: dict[str, str] = {}
     for run, (learning_rate, optimizer) in SWEEP.items():
         run_steps = steps if run == "." else max(1, steps // 4)
         run_dir = logdir if run == "." else os.path.join(logdir, run)
@@ -133,7 +133,9 @@ def write_demo_run(logdir: str, steps: int = 100) -> str:
                 sl.set_step(step)
                 _log_step(step, run_steps, learning_rate, rng, labels)
             hp.session_end("success")
-            paths[run] = writer.path
+            path = writer.path
+            assert path is not None, "the writer has written the run's events"
+            paths[run] = path
     return paths["."]
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import importlib
 import os
 from argparse import Namespace
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import SimpleNamespace
 from typing import Any, ClassVar
 
@@ -104,6 +104,14 @@ class SummarylibLogger:
 
     # The Lightning package's own helpers, set on each class `logger_class_for` makes.
     _lightning: ClassVar[SimpleNamespace]
+    # What these methods use of Lightning's TensorBoardLogger, which follows this class in
+    # the made classes: declared (annotations only, nothing that would shadow it) for the
+    # type checker.
+    LOGGER_JOIN_CHAR: ClassVar[str]
+    NAME_HPARAMS_FILE: ClassVar[str]
+    root_dir: str
+    log_dir: str
+    _sanitize_params: Callable[[dict[str, Any]], dict[str, Any]]
 
     def __init__(
         self,

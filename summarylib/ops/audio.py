@@ -161,7 +161,7 @@ def audio_strings(tag: str, clips: np.ndarray, sample_rate: int) -> list[bytes]:
             f"summarylib.audio: tag {tag!r:.200}: samples outside [-1, 1] (or NaN) were clipped "
             "(NaN written as 0); reported once per tag",
         )
-    strings = []
+    strings: list[bytes] = []
     for clip in pcm:
         strings += (wav_bytes(clip, sample_rate), b"")
     return strings

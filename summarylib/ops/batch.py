@@ -42,7 +42,7 @@ def check_max_outputs(op: str, tag: str, max_outputs: object) -> int:
     return count
 
 
-def _index(value: object) -> int | None:
+def _index(value: Any) -> int | None:
     """`value` as an int if it is an integer (Python, numpy, 0-d tensor), else None."""
     try:
         return operator.index(value)

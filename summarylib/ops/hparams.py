@@ -296,7 +296,7 @@ def encode_experiment(hparams: Any, metrics: Any, time_created_secs: float | Non
 # ---- session end: how a run finished ----
 
 
-def status_number(status: Any) -> int:
+def status_number(status: Any) -> hparams_pb2.Status:
     """A session status: a name of `STATUSES` (any case, "STATUS_" prefix allowed) or its number."""
     if isinstance(status, str):
         name = status.lower().removeprefix("status_")
@@ -305,7 +305,7 @@ def status_number(status: Any) -> int:
     elif (
         isinstance(status, (int, np.integer)) and not isinstance(status, bool) and status in STATUSES.values()
     ):
-        return int(status)
+        return next(number for number in STATUSES.values() if number == status)
     raise op_error(
         ValueError,
         "session_end",
@@ -315,12 +315,14 @@ def status_number(status: Any) -> int:
     )
 
 
-def prepare_session_end(status: Any = "success", end_time_secs: Any = None) -> tuple[int, float]:
+def prepare_session_end(
+    status: Any = "success", end_time_secs: Any = None
+) -> tuple[hparams_pb2.Status, float]:
     """Validate on the caller's thread; the arguments of `session_end_summary`."""
     return status_number(status), _time("session_end", SESSION_END_INFO_TAG, "end_time_secs", end_time_secs)
 
 
-def session_end_summary(status: int, end_time_secs: float) -> bytes:
+def session_end_summary(status: hparams_pb2.Status, end_time_secs: float) -> bytes:
     """The serialized Summary of a prepared session end (on the writer's thread)."""
     info = hparams_pb2.SessionEndInfo(status=status, end_time_secs=end_time_secs)
     return _record(SESSION_END_INFO_TAG, hparams_pb2.HParamsPluginData(session_end_info=info))

@@ -353,7 +353,7 @@ class Metric(_Labelled):
         return self._group
 
     @property
-    def dataset_type(self) -> int | None:
+    def dataset_type(self) -> hparams_pb2.DatasetType | None:
         return self._dataset_type
 
     def as_proto(self) -> hparams_pb2.MetricInfo:
@@ -366,7 +366,7 @@ class Metric(_Labelled):
         )
 
 
-def _dataset_type(dataset_type: Any) -> int | None:
+def _dataset_type(dataset_type: Any) -> hparams_pb2.DatasetType | None:
     """None, `Metric.TRAINING` or `Metric.VALIDATION` (ints, numpy's too); a ValueError
     for anything else, as in TensorBoard."""
     if dataset_type is None:
@@ -376,7 +376,7 @@ def _dataset_type(dataset_type: Any) -> int | None:
         and not isinstance(dataset_type, (bool, np.bool_))
         and int(dataset_type) in (Metric.TRAINING, Metric.VALIDATION)
     ):
-        return int(dataset_type)
+        return Metric.TRAINING if int(dataset_type) == Metric.TRAINING else Metric.VALIDATION
     raise op_error(
         ValueError,
         "hparams.Metric",

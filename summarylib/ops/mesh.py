@@ -71,7 +71,7 @@ def json_config(config_dict: Any, tag: str = "") -> str:
 
 def create_metadata(
     name: str,
-    content_type: int,
+    content_type: mesh_pb2.MeshPluginData.ContentType,
     components: int,
     shape: tuple[int, ...] | list[int],
     description: str | None = None,

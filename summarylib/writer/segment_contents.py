@@ -4,6 +4,7 @@ parses what it writes on its hot path)."""
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 
 from summarylib.proto import event_pb2
@@ -21,7 +22,7 @@ class Contents:
     last_step: int | None = None
     objects: list[str] = field(default_factory=list)
 
-    def add(self, name: str, data: bytes | bytearray) -> None:
+    def add(self, name: str, data: builtins.bytes | bytearray) -> None:  # `bytes`: the field above
         """Count the events of the segment `name` holding framed records `data` (its
         header record, the file_version event, is not counted)."""
         self.objects.append(name)
@@ -31,7 +32,8 @@ class Contents:
         while offset + records.HEADER_SIZE <= len(view):
             length = int.from_bytes(view[offset : offset + 8], "little")
             start = offset + records.HEADER_SIZE
-            event = event_pb2.Event.FromString(view[start : start + length])
+            # protobuf parses any buffer (no copy); its stub names only bytes.
+            event = event_pb2.Event.FromString(view[start : start + length])  # type: ignore[arg-type]
             offset = start + length + records.FOOTER_SIZE
             if not event.HasField("file_version"):
                 self.events += 1
@@ -42,7 +44,7 @@ class Contents:
         self.events += other.events
         self.bytes += other.bytes
         self.objects += other.objects
-        if other.first_step is not None:
+        if other.first_step is not None and other.last_step is not None:  # set together
             self._steps(other.first_step, other.last_step)
 
     def _steps(self, first: int, last: int) -> None:

@@ -204,6 +204,7 @@ class Uploads:
             self._held = self._spilled = 0
         kept = Contents()
         for segment in left:
+            data: bytes | bytearray
             try:
                 if segment.data is None:
                     data = self.spill.get(segment.name)
@@ -257,10 +258,13 @@ class Uploads:
 
     def _run(self) -> None:
         while (segment := self._next()) is not None:
-            data = segment.data  # a failed flush may spill it meanwhile: these bytes stay valid
+            # A failed flush may spill the segment meanwhile: these bytes stay valid.
+            data: bytes | bytearray | None = segment.data
             loaded = data is None
-            if loaded and (data := self._read_back(segment)) is None:
-                continue
+            if data is None:
+                data = self._read_back(segment)
+                if data is None:
+                    continue
             try:
                 self.fs.pipe_file(segment.path, data)
             except Exception as error:

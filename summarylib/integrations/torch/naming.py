@@ -114,7 +114,7 @@ def shape_proto(tensor: Any) -> tensor_shape_pb2.TensorShapeProto:
     )
 
 
-def data_type(tensor: Any) -> int:
+def data_type(tensor: Any) -> types_pb2.DataType:
     """TensorFlow's DataType number for the tensor's dtype (DT_INVALID where it has none)."""
     return _DATA_TYPES.get(str(tensor.dtype).removeprefix("torch."), types_pb2.DT_INVALID)
 

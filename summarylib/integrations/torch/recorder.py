@@ -124,17 +124,17 @@ class Recorder:
         if frame.hidden:
             return
         error = sys.exc_info()[1]
-        failed = error is not None and error is not frame.entry_error
+        failed = error if error is not None and error is not frame.entry_error else None
         if frame.leaf:
             self.suppressed -= 1
             node = self.add_node(frame.scope, type(module).__name__, frame.inputs)
             naming.set_text(node, "module", repr(module))
-            if failed:
-                self.mark_failed(node, error)
+            if failed is not None:
+                self.mark_failed(node, failed)
             else:
                 self.add_outputs(node, list(tensors_in(output)))
-        elif failed and not any(seen is error for seen, _ in self._failures):
-            self.mark_failed(self.add_node(frame.scope, "Error", [], base="error"), error)
+        elif failed is not None and not any(seen is failed for seen, _ in self._failures):
+            self.mark_failed(self.add_node(frame.scope, "Error", [], base="error"), failed)
 
     def _call_scope(self, module: torch.nn.Module) -> str:
         state = self._modules.setdefault(module, _ModuleState())
@@ -260,7 +260,7 @@ class Recorder:
 
 def _own_tensors(module: torch.nn.Module) -> dict[str, torch.Tensor]:
     """A module's own parameters, then its own buffers, by name."""
-    own = dict(module.named_parameters(recurse=False))
+    own: dict[str, torch.Tensor] = dict(module.named_parameters(recurse=False))
     own.update((name, buffer) for name, buffer in module.named_buffers(recurse=False) if buffer is not None)
     return own
 

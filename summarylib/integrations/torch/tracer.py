@@ -62,7 +62,8 @@ def trace_graph(model: torch.nn.Module, *example_inputs: Any, **example_kwargs: 
             output = model(*example_inputs, **example_kwargs)
     except Exception as error:
         with contextlib.suppress(AttributeError, TypeError):
-            error.graph_def = recorder.finish(None, error)
+            # An attribute no Exception declares, on the user's exception: set by name.
+            setattr(error, "graph_def", recorder.finish(None, error))  # noqa: B010
         raise
     return recorder.finish(output, None)
 
