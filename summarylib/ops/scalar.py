@@ -194,10 +194,10 @@ def _column_events(
     steps_array = np.array(steps, np.int64)
     values_array = np.array(values, np.float64)
     lengths = np.where((walls_array > 0) & (steps_array > 0), _varint_lengths(steps_array), 0)
-    unique = list(dict.fromkeys(keys))
-    if len(unique) == 1:
-        group_keys = lengths
+    if keys.count(keys[0]) == count:  # one tag (a count of equal objects: no hashing)
+        unique, group_keys = [keys[0]], lengths
     else:
+        unique = list(dict.fromkeys(keys))
         index = {key: number for number, key in enumerate(unique)}
         group_keys = np.fromiter(map(index.__getitem__, keys), np.int64, count) * _LENGTHS + lengths
     if group_keys.min() == group_keys.max():  # the usual batch: one tag, one step length

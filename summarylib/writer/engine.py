@@ -249,7 +249,7 @@ class Engine(Drain):
         its files (a descriptor, an object store's gathered bytes), writing nothing; the
         parent's worker goes on writing them."""
         self.queue.clear()
-        self.lane.clear()
+        self.lane.abandon_after_fork()
         self.closed = True
         self.file.abandon()
 

@@ -60,11 +60,13 @@ class ScalarStream:
             self._taken += end
             return head
 
-    def clear(self) -> None:
-        """Drop every queued event (a forked child's copy of its parent's lane)."""
-        with self._lock:
-            self._taken += len(self.events)
-            self.events.clear()
+    def abandon_after_fork(self) -> None:
+        """In a forked child: drop the parent's queued events. The lock is made anew: the
+        parent's worker may have held it at the fork, and no thread of the child will
+        release it."""
+        self._lock = threading.Lock()
+        self._taken += len(self.events)
+        self.events.clear()
 
 
 def columns_of(head: list) -> tuple[list, list, list, list, list]:
