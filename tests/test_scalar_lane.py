@@ -106,3 +106,39 @@ def test_a_logged_scalar_leaves_nothing_for_the_garbage_collector(tmp_path):
     torch_writer.close()
     for path in paths:
         assert loaded(path) == [("loss", step) for step in range(1, 2001)]
+
+
+def test_a_child_forked_while_the_lane_is_locked_logs_on(tmp_path):
+    # The worker holds the lane's lock while it takes events; a fork at that moment gave
+    # the child a lock no thread of the child would ever release.
+    import os
+    import time
+
+    writer = sl.create_file_writer(str(tmp_path))
+    with writer.as_default():
+        sl.scalar("parent", 1.0, step=1)
+    engine = writer.scalar_engine
+    with engine.lane._lock:  # as the worker holds it, at the fork
+        pid = os.fork()
+        if pid == 0:  # the child: log through the inherited writer, then leave
+            try:
+                with writer.as_default():
+                    sl.scalar("child", 2.0, step=2)
+                writer.close()
+            finally:
+                os._exit(0)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        raise AssertionError("the forked child hung on the lane's lock")
+    assert os.waitstatus_to_exitcode(status) == 0
+    writer.close()
+    files = sorted(tmp_path.iterdir())
+    tags = {tag for path in files for tag, _ in loaded(str(path))}
+    assert len(files) == 2 and tags == {"parent", "child"}  # the child wrote a file of its own
