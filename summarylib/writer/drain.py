@@ -3,7 +3,17 @@
 Items are taken from the queue in chunks and popped as they are encoded; the scalar
 lane's events (see scalar_stream) are encoded before the queue items that were queued
 after them (each carries the lane's `mark`); runs of one batch-capable maker (scalars)
-are encoded at once with numpy. See engine.py for the queue's items and promises.
+are encoded at once with numpy. See engine.py for the queue's promises.
+
+Queue items are `(wall_time, step, args, make_event, nbytes, mark)`: the worker calls
+`make_event(wall_time, step, *args)` for the serialized Event (see event_codec), or
+None when the maker wrote its event to a file of its own (see series_files);
+`nbytes` is the size of the arrays the item holds (0 for small items); `mark` is where
+the scalar lane ended when it was queued (see scalar_stream.py: plain scalars skip this
+queue, and are written before the items queued after them). A flush is the marker
+`(0, 0, (fsync, done), FLUSH, 0, mark)`. The order is the one the batch makers take
+(`(wall_time, step, args, ...)`), so the worker hands a run of scalars to numpy as it
+dequeued them, without a Python loop over them (see ops/scalar.py batch_events).
 """
 
 from __future__ import annotations

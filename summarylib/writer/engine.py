@@ -8,17 +8,10 @@ spend their time in numpy, zlib or PNG code release the GIL, so this work runs o
 second core while the training loop goes on. A flush is a marker in the same queue, so
 it returns only after everything queued before it.
 
-Queue items are `(wall_time, step, args, make_event, nbytes, mark)`: the worker calls
-`make_event(wall_time, step, *args)` for the serialized Event (see event_codec), or
-None when the maker wrote its event to a file of its own (see series_files);
-`nbytes` is the size of the arrays the item holds (0 for small items); `mark` is where
-the scalar lane ended when it was queued (see scalar_stream.py: plain scalars skip this
-queue, and are written before the items queued after them). A flush is the marker
-`(0, 0, (fsync, done), FLUSH, 0, mark)`. The order is the one the batch makers take
-(`(wall_time, step, args, ...)`), so the worker hands a run of scalars to numpy as it
-dequeued them, without a Python loop over them (see ops/scalar.py batch_events).
+Queue items are `(wall_time, step, args, make_event, nbytes, mark)` (see drain.py).
 
-The queue is bounded in bytes: every item counts ITEM_BYTES plus its arrays. A caller
+The queue is bounded in bytes: every item counts ITEM_BYTES (an event of the scalar lane
+LANE_EVENT_BYTES) plus its arrays. A caller
 that finds it full waits for the worker; nothing is dropped. It is bounded in age too: a
 caller that outpaces the worker waits while the oldest queued item is more than a quarter
 flush interval old (see backlog.py), and the worker writes what it encoded at least every
