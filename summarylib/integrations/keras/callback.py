@@ -228,9 +228,9 @@ class TensorBoard(keras.callbacks.Callback):
         self._pop_writer()
 
     def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None:
-        self._global_train_batch += 1
+        step = self._global_train_batch = self._global_train_batch + 1
         if self._contexts:
-            self._at_batch(self._global_train_batch)
+            self._at_batch(step)
         if self.write_steps_per_second:
             self._batch_start_time = time.perf_counter()
 
@@ -242,17 +242,32 @@ class TensorBoard(keras.callbacks.Callback):
             self._pooled_batch_end(batch, logs)
             return
         step = self._global_train_batch
-        if not step % frequency:
-            self._log_batch(step, logs)
+        if step % frequency:
+            return
+        if self.write_steps_per_second:
+            self._log_steps_per_second(step)
+        if isinstance(logs, dict):
+            # _write_scalars inlined: the call cost 0.3 µs a batch (of 0.8 without the ops)
+            tags, scalar, error = self._batch_tags, summarylib.scalar, None
+            for name, value in logs.items():
+                tag = tags.get(name) or _cached_tag(tags, _batch_tag, name)
+                try:
+                    scalar(tag, value, step=step)
+                except (TypeError, ValueError) as problem:
+                    error = error or problem
+            if error is not None:
+                raise error
 
     def _log_batch(self, step: int, logs: dict | None) -> None:
-        """`batch_<metric>` of each value of `logs` (and the steps per second when asked)
-        at `step`, to the default writer: the train run's, pushed for the fit."""
+        """What the batch-end hook writes at a logged batch, to the default writer."""
         if self.write_steps_per_second:
-            elapsed = time.perf_counter() - self._batch_start_time
-            summarylib.scalar("batch_steps_per_second", 1.0 / elapsed if elapsed > 0 else math.inf, step=step)
-        if isinstance(logs, dict) and logs:
+            self._log_steps_per_second(step)
+        if isinstance(logs, dict):
             _write_scalars(self._batch_tags, _batch_tag, logs, step)
+
+    def _log_steps_per_second(self, step: int) -> None:
+        elapsed = time.perf_counter() - self._batch_start_time
+        summarylib.scalar("batch_steps_per_second", 1.0 / elapsed if elapsed > 0 else math.inf, step=step)
 
     def _pooled_batch_end(self, batch: int, logs: dict | None) -> None:
         """The batch-end hook as Keras runs it when `fit` is given the callback alone (not
@@ -366,17 +381,22 @@ def _write_scalars(
     scalar = summarylib.scalar
     error = None
     for name, value in logs.items():
-        tag = tags.get(name)
-        if tag is None:
-            if len(tags) >= _MAX_CACHED_TAGS:  # keys that change at every batch
-                tags.clear()
-            tag = tags[name] = tag_of(name)
+        tag = tags.get(name) or _cached_tag(tags, tag_of, name)
         try:
             scalar(tag, value, step=step)
         except (TypeError, ValueError) as problem:
             error = error or problem
     if error is not None:
         raise error
+
+
+def _cached_tag(tags: dict[str, str], tag_of: Callable[[str], str], name: str) -> str:
+    """`tag_of(name)`, kept in `tags`; a cache that fills up (keys that change at every
+    batch) starts again empty."""
+    if len(tags) >= _MAX_CACHED_TAGS:
+        tags.clear()
+    tag = tags[name] = tag_of(name)
+    return tag
 
 
 def _batch_tag(name: str) -> str:
