@@ -32,8 +32,10 @@ def _mypy(cache: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def mypy_cache(request: pytest.FixtureRequest) -> Path:
-    return Path(request.config.cache.mkdir("mypy"))
+def mypy_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pytest's cache directory, kept between runs (a fresh one with `-p no:cacheprovider`)."""
+    cache = getattr(request.config, "cache", None)
+    return Path(cache.mkdir("mypy")) if cache is not None else tmp_path_factory.mktemp("mypy")
 
 
 @pytest.mark.xfail(
