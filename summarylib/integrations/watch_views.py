@@ -53,6 +53,21 @@ class KindViews:
         self._remote: tuple[watch_remote.Worker, int] | None = None
         self._remote_layout: GridLayout | None = None
 
+    @property
+    def images(self) -> bool:
+        """Whether the views include the grid image."""
+        return self._images
+
+    @property
+    def buckets(self) -> int:
+        """The histograms' bucket count."""
+        return self._buckets
+
+    @property
+    def has_variance(self) -> bool:
+        """Whether the views include the window variance image."""
+        return self._variance is not None
+
     def layout_of(self, names: Sequence[str], shapes: Sequence[Sequence[int]]) -> GridLayout:
         """The layout of these tensors, the previous one when nothing changed."""
         names, shapes = tuple(names), tuple(tuple(s) for s in shapes)

@@ -211,19 +211,40 @@ def bucketize(tag: str, values: np.ndarray, k: int, exact: bool = True) -> np.nd
         low, high = values.min(), values.max()
     low, high = float(low), float(high)
     if low == high:
+        counts = np.zeros(k, np.int64)
+        counts[-1] = values.size
+        return rows_from_counts(low, high, counts)
+    width = (high - low) / k
+    scale = _scale_for(width)
+    scaled_low, scaled_width = low, width
+    if scale != 1.0:
+        scaled_low, scaled_width = low * scale, (high * scale - low * scale) / k
+    arithmetic = _arithmetic(values, scaled_low, high, k, exact) if scale == 1.0 else np.float64
+    return rows_from_counts(low, high, _bucket_counts(values, scaled_low, scaled_width, scale, k, arithmetic))
+
+
+def rows_from_counts(low: float, high: float, counts: np.ndarray) -> np.ndarray:
+    """The `[k, 3]` rows of k = `counts.size` buckets from `low` to `high` (the smallest and
+    largest value) holding `counts`: TensorFlow's edges, `low + i * ((high - low) / k)`
+    (at a power-of-two scale where that is not a finite normal number, see `_scale_for`).
+    When `low == high`, every value is counted in the last bucket (`counts.sum()`), all
+    edges `low`. Shared with counts made elsewhere (the model watch's GPU path)."""
+    k = counts.size
+    rows = np.zeros((k, 3), np.float64)
+    if k == 0:
+        return rows
+    if low == high:
         rows[:, :2] = high
-        rows[-1, 2] = values.size
+        rows[-1, 2] = counts.sum()
         return rows
     width = (high - low) / k
     scale = _scale_for(width)
-    if scale != 1.0:
-        low, width = low * scale, (high * scale - low * scale) / k
-    arithmetic = _arithmetic(values, low, high, k, exact) if scale == 1.0 else np.float64
-    rows[:, 2] = _bucket_counts(values, low, width, scale, k, arithmetic)
-    inner_edges = (low + width * np.arange(1, k, dtype=np.float64)) / scale
+    scaled_low, width = low * scale, (high * scale - low * scale) / k
+    rows[:, 2] = counts
+    inner_edges = (scaled_low + width * np.arange(1, k, dtype=np.float64)) / scale
     rows[1:, 0] = inner_edges
     rows[:-1, 1] = inner_edges
-    rows[0, 0], rows[-1, 1] = low / scale, high
+    rows[0, 0], rows[-1, 1] = low, high
     return rows
 
 
@@ -248,3 +269,8 @@ def summary(
     """The serialized Summary of `prepare`'s result (run on the writer's thread); `exact` as
     in `bucketize`."""
     return summary_bytes(tag, *_build(tag, values, bucket_count, description, exact))
+
+
+def summary_of_rows(tag: str, rows: np.ndarray) -> bytes:
+    """The serialized Summary of histogram `rows` already made (`rows_from_counts`)."""
+    return summary_bytes(tag, make_tensor_proto(rows), create_metadata(None))

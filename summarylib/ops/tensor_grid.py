@@ -192,7 +192,13 @@ def grid_summary(tag: str, values: np.ndarray, grid: GridLayout) -> bytes:
     values of a tensor, and on a model's parameters, gradients and activations unfiltered
     rows measured the smallest (the usual per-image filter choice picked Average or Sub
     for gradients and activations, 3 to 10% larger and slower)."""
-    pixels = grid_pixels(values, grid)[:, :, np.newaxis]
+    return pixels_summary(tag, grid_pixels(values, grid), grid)
+
+
+def pixels_summary(tag: str, pixels: np.ndarray, grid: GridLayout) -> bytes:
+    """The serialized image Summary of a `[height, width]` uint8 grid image laid out by
+    `grid` (what `grid_summary` writes; also for pixels made on a GPU)."""
+    pixels = pixels.reshape(grid.height, grid.width, 1)
     strings = [str(grid.width).encode(), str(grid.height).encode(), encode_png(pixels, NONE)]
     metadata = create_metadata(grid.description()).SerializeToString()
     return string_tensor_summary(tag, (len(strings),), strings, metadata)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from summarylib.integrations.torch.watch_device import DeviceViews
 from summarylib.integrations.torch.watch_numerics import NonFinite, NumericsCheck
 from summarylib.integrations.watch_views import KINDS, KindViews
 from summarylib.ops import scalar as scalar_encoding
@@ -99,6 +100,7 @@ class Watch:
         self._step_of = step
         self._raise = raise_on_nonfinite
         self._views = {kind: KindViews(kind, images, variance_steps, buckets) for kind in kinds}
+        self._device_views = {kind: DeviceViews(views, variance_steps) for kind, views in self._views.items()}
         self._numerics = NumericsCheck() if check_numerics else None
         self._parameters = [(name, p) for name, p in model.named_parameters()]
         self._count = 0  # steps completed
@@ -228,6 +230,8 @@ class Watch:
                 values, slot = views.buffer(writer, grid.total)
                 _cpu_snapshot(snapshotted, values)
                 views.queue(writer, step, grid, values, None, slot)
+            elif all(t.device == snapshotted[0].device and t.device.type == "cuda" for t in snapshotted):
+                self._device_views[kind].queue(writer, step, grid, snapshotted)
             else:
                 views.queue(writer, step, grid, *_device_snapshot(snapshotted))
 
