@@ -36,6 +36,13 @@ from tests.images import real_photos, smooth_map, trained_weights
 
 PEERS = ("tensorboardX", "torch.utils.tensorboard")
 QUICK_PHOTOS = ("crop 0,0", "whole 512x600", "resized 640x427")
+# What bounds a map's step (the profile: about 0.9 ms converting floats, 0.2 choosing and
+# filtering, 2.7 deflating, 1.5 the event, the file and the writer, of CPU time).
+MAP_LIMIT = (
+    "limit: the deflate that keeps a smooth map within 1.1x pillow's bytes, libdeflate's level 1, "
+    "2.7 ms of CPU a step (ISA-L's 1.7 ms gives 1.26x, zlib's level 3 takes 11 ms): "
+    "the CPU rate is what an idle core gives"
+)
 
 
 def peers() -> list[str]:
@@ -214,11 +221,14 @@ def parameter_map_rows(steps: int, repeats: int, train_steps: int) -> None:
         size = len(image_encoding.image_strings(pixels[None], 1000, 1000)[2]) / len(pillow_bytes(pixels))
         cells = " | ".join(f"{rate:.0f}" for rate in rates.values())
         print(f"| {name} | {cells} | {cpu_rate:.0f} | {size:.3f}x |")
+        rate = rates["summarylib"]
+        met = rate >= 100 and size <= 1.1
+        measured = f"{rate:.0f} steps/s ({cpu_rate:.0f} of CPU time), {size:.2f}x pillow's bytes"
         goal(
             f"1000x1000 float32 map per step incl. close, {name}",
-            f"{rates['summarylib']:.0f} steps/s ({cpu_rate:.0f} of CPU time), {size:.2f}x pillow's bytes",
+            measured if met else f"{measured}; {MAP_LIMIT}",
             ">=100 steps/s at <=1.1x pillow's bytes",
-            rates["summarylib"] >= 100 and size <= 1.1,
+            met,
         )
 
 
@@ -255,7 +265,7 @@ def main() -> None:
     one_photo(2, 1, real_photos()["crop 0,0"])  # imports and first writers: not in any row
     photo_rows(calls, repeats, args.quick)
     profile_rows(5 if args.quick else 40)
-    parameter_map_rows(calls * 3, repeats, 10 if args.quick else 200)
+    parameter_map_rows(8 if args.quick else 60, repeats, 10 if args.quick else 200)
     random_rows(calls * 2, repeats)
 
 
