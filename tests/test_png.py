@@ -12,6 +12,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -175,6 +176,31 @@ def test_every_filter_round_trips(case, filter_type):
 )
 def test_any_image_round_trips_under_any_filter(pixels, filter_type):
     np.testing.assert_array_equal(decode_png(png.encode_png(pixels, filter_type)), pixels)
+
+
+@given(
+    st.integers(8, 96),
+    st.integers(8, 96),
+    st.sampled_from([1, 3, 4]),
+    st.sampled_from([0, 1, 4, 32, 256]),
+    st.sampled_from([0.05, 1.0]),
+    st.integers(0, 2**32 - 1),
+)
+def test_every_deflate_route_round_trips(height, width, channels, noise_range, noisy, seed):
+    # Ramps under noise of a chosen range on a chosen fraction of the pixels: from none
+    # (ISA-L, then zlib), through a little (libdeflate) and photo-like (ISA-L), to all
+    # noise (stored).
+    rng = np.random.default_rng(seed)
+    ramp = np.add.outer(np.arange(height), np.arange(width))[..., None] * rng.integers(1, 4, channels)
+    noise = rng.integers(0, noise_range + 1, (height, width, channels))
+    pixels = ((ramp + noise * (rng.random((height, width, 1)) < noisy)) % 256).astype(np.uint8)
+    np.testing.assert_array_equal(decode_png(png.encode_png(pixels)), pixels)
+
+
+@pytest.mark.parametrize("ratio", [None, 0.01, 0.2, 0.5, 0.99])
+def test_each_deflate_route_is_a_zlib_stream_of_the_data(ratio):
+    data = np.add.outer(np.arange(300), np.arange(400)).astype(np.uint8) // 3
+    assert zlib.decompress(png_deflate.deflate(data, ratio)) == data.tobytes()
 
 
 def test_noise_is_stored_and_smooth_images_are_filtered():
