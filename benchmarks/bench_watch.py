@@ -1,6 +1,6 @@
 """The cost of watching a 1,000,000-parameter MLP train on the CPU, side by side in one run.
 
-    python benchmarks/bench_watch.py [--steps N] [--logged-steps L] [--repeats R] [--threads T]
+    python benchmarks/bench_watch.py [--quick] [--steps N] [--logged-steps L] [--repeats R] [--threads T]
 
 An MLP 784-1000-210-20 (999,430 parameters), batch 64, SGD, trained for N steps (L for
 the log_freq=1 row, whose steps are all logged; the others need many steps for a logged
@@ -13,7 +13,14 @@ step at log_freq=100 to count as it does over a run):
   includes the writer's close, so it is what can be sustained, and logged steps per
   second are printed beside it;
 - the same at `log_freq=100`;
+- each of these two with the views made by the worker process (the default for a model
+  this size) and on the writer's thread (`SUMMARYLIB_WATCH_WORKER=off`, as before);
+- the peer: tensorboardX's `add_histogram` of every parameter and gradient every 100
+  steps (what a training loop does without a watch; no images);
 - `check_numerics=True` alone, against `torch.autograd.set_detect_anomaly(True)`.
+
+The two goal rows of issue 21 are printed last (through common.goal). `--quick` runs
+fewer steps and repetitions (under about 40 s).
 
 Each row is the best of R repetitions, the rows taking turns; "added" is the row's time
 per step minus the anchor's, relative to the anchor. With `retain_seconds` available on the writer, the
@@ -25,13 +32,20 @@ from __future__ import annotations
 import argparse
 import inspect
 import math
+import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 
 import torch
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from common import available, goal
+
 import summarylib as sl
+from summarylib.integrations import watch_remote
 from summarylib.integrations.torch import watch
 from summarylib.integrations.watch_views import KindViews
 
@@ -65,8 +79,11 @@ def train_seconds(steps: int, setup: Callable[[torch.nn.Module, str], Callable[[
         return (time.perf_counter() - start) / steps
 
 
-def watching(**options: object) -> Callable[[torch.nn.Module, str], Callable[[], None]]:
+def watching(worker: str = "auto", **options: object) -> Callable[[torch.nn.Module, str], Callable[[], None]]:
+    """A watch with these options, its views made as `worker` says (SUMMARYLIB_WATCH_WORKER)."""
+
     def setup(model: torch.nn.Module, logdir: str) -> Callable[[], None]:
+        os.environ[watch_remote.MODE_VARIABLE] = worker
         extra = {}
         if (
             options.get("log_freq") == 1
@@ -79,10 +96,36 @@ def watching(**options: object) -> Callable[[torch.nn.Module, str], Callable[[],
         def teardown() -> None:
             handle.remove()
             writer.close()
+            del os.environ[watch_remote.MODE_VARIABLE]
 
         return teardown
 
     return setup
+
+
+def tensorboardx_histograms(model: torch.nn.Module, logdir: str) -> Callable[[], None]:
+    """The peer: tensorboardX's add_histogram of every parameter and gradient every 100
+    steps, from a hook at the start of each forward pass (the previous step's gradients)."""
+    import tensorboardX
+
+    writer = tensorboardX.SummaryWriter(logdir)
+    steps = iter(range(1 << 62))
+
+    def log(module: torch.nn.Module, inputs: object) -> None:
+        step = next(steps)
+        if step % 100 == 0:
+            for name, parameter in model.named_parameters():
+                writer.add_histogram(f"parameters/{name}", parameter.detach(), step)
+                if parameter.grad is not None:
+                    writer.add_histogram(f"gradients/{name}", parameter.grad, step)
+
+    handle = model.register_forward_pre_hook(log)
+
+    def teardown() -> None:
+        handle.remove()
+        writer.close()
+
+    return teardown
 
 
 def anomaly_mode(model: torch.nn.Module, logdir: str) -> Callable[[], None]:
@@ -130,28 +173,43 @@ def writer_thread_ms(repeats: int, steps: int = 20) -> dict[str, float]:
     return result
 
 
+EVERY_STEP = 'watch(log="all", log_freq=1, images=True)'
+EVERY_100 = 'watch(log="all", log_freq=100, images=True)'
+THREADS = " (views on the writer's thread)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer steps and repeats (under ~40 s)")
     parser.add_argument("--steps", type=int, default=1500)
-    parser.add_argument("--logged-steps", type=int, default=300, help="steps of the log_freq=1 row")
+    parser.add_argument("--logged-steps", type=int, default=300, help="steps of the log_freq=1 rows")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's choice)")
     args = parser.parse_args()
+    if args.quick:  # one torch thread: torch's spinning threads make a shared 2-core machine crawl
+        args.steps, args.logged_steps, args.repeats = 600, 150, 1
+        args.threads = args.threads or 1
     if args.threads:
         torch.set_num_threads(args.threads)
-    every_step = 'watch(log="all", log_freq=1, images=True)'
     contenders: dict[str, Callable | None] = {
         "no watch": None,
-        every_step: watching(log="all", log_freq=1, images=True),
-        'watch(log="all", log_freq=100, images=True)': watching(log="all", log_freq=100, images=True),
-        "watch(log=None, check_numerics=True)": watching(log=None, check_numerics=True),
-        "torch.autograd.set_detect_anomaly(True)": anomaly_mode,
+        EVERY_STEP: watching(log="all", log_freq=1, images=True),
+        EVERY_STEP + THREADS: watching("off", log="all", log_freq=1, images=True),
+        EVERY_100: watching(log="all", log_freq=100, images=True),
+        EVERY_100 + THREADS: watching("off", log="all", log_freq=100, images=True),
     }
+    if available("tensorboardX"):
+        contenders["tensorboardX add_histogram of parameters and gradients, every 100 steps"] = (
+            tensorboardx_histograms
+        )
+    if not args.quick:
+        contenders["watch(log=None, check_numerics=True)"] = watching(log=None, check_numerics=True)
+        contenders["torch.autograd.set_detect_anomaly(True)"] = anomaly_mode
     train_seconds(20, None)  # warm up
     rows = dict.fromkeys(contenders, math.inf)
     for _ in range(args.repeats):  # rows interleaved, so a slow spell of the machine hits all
         for name, setup in contenders.items():
-            steps = args.logged_steps if name == every_step else args.steps
+            steps = args.logged_steps if name.startswith(EVERY_STEP) else args.steps
             rows[name] = min(rows[name], train_seconds(steps, setup))
     base = rows["no watch"]
     parameters = sum(p.numel() for p in make_model().parameters())
@@ -169,14 +227,20 @@ def main() -> None:
         print(
             f"| {name} | {seconds * 1e3:.2f} | {added * 1e3:.2f} | {added / base:+.0%} | {1 / seconds:.0f} |"
         )
-    costs = writer_thread_ms(args.repeats)
-    print("\nwriter's thread per logged step (histograms, image, variance image per window), measured alone:")
+    costs = writer_thread_ms(args.repeats, 5 if args.quick else 20)
+    print("\nviews per logged step (histograms, image, variance image per window), measured alone:")
     print(", ".join(f"{kind} {ms:.1f} ms" for kind, ms in costs.items()), end="")
     print(f"; at most {1e3 / sum(costs.values()):.0f} logged steps/s on one core")
-    numerics = rows["watch(log=None, check_numerics=True)"] - base
-    anomaly = rows["torch.autograd.set_detect_anomaly(True)"] - base
-    if numerics > 0:
-        print(f"\ncheck_numerics adds {anomaly / numerics:.1f}x less time per step than detect_anomaly")
+    if "watch(log=None, check_numerics=True)" in rows:
+        numerics = rows["watch(log=None, check_numerics=True)"] - base
+        anomaly = rows["torch.autograd.set_detect_anomaly(True)"] - base
+        if numerics > 0:
+            print(f"\ncheck_numerics adds {anomaly / numerics:.1f}x less time per step than detect_anomaly")
+    print()
+    added = rows[EVERY_100] / base - 1
+    goal(f"{EVERY_100}, 1M-parameter MLP on CPU", f"{added:+.1%} per step", "<= +3%", added <= 0.03)
+    logged = 1 / rows[EVERY_STEP]
+    goal(f"{EVERY_STEP}, logged steps/s", f"{logged:.0f} logged steps/s", ">= 60", logged >= 60)
 
 
 if __name__ == "__main__":

@@ -255,3 +255,13 @@ def test_a_forked_child_starts_its_own_worker_and_the_parents_goes_on(tmp_path):
     for run, steps in (("parent", [0, 1, 2, 3]), ("child", [0, 1])):
         histograms = read_tensors(str(tmp_path / run), "histograms")["."]
         assert [step for step, _ in histograms["gradients/2.bias"]] == steps, run
+
+
+def test_the_worker_imports_no_framework():
+    """It starts in a fraction of a second because it needs numpy and summarylib only."""
+    code = (
+        f"import sys, {WORKER_MODULE}\n"
+        "print(sorted(m for m in ('torch', 'keras', 'jax', 'tensorflow', 'tensorboard') if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

@@ -53,8 +53,9 @@ PYTHON_VARIABLE = "SUMMARYLIB_WATCH_PYTHON"
 # Below this many values a kind's views take well under a millisecond on the writer's
 # thread: a process is not worth starting for them.
 MIN_WORKER_VALUES = 1 << 16
-# Free slots kept for reuse; more are unmapped.
-_MAX_FREE_SLOTS = 8
+# Bytes of free slots kept for reuse (more are unmapped): the writer's default queue bound,
+# so a loop that keeps the queue full reuses slots instead of mapping new ones.
+_MAX_FREE_BYTES = 64 << 20
 _STOP_TIMEOUT = 5.0
 # Python 3.11's -P: the working directory is not put first on the worker's sys.path, so a
 # file of the user's named like a module cannot shadow it.
@@ -200,7 +201,7 @@ class Worker:
         if not self.alive:
             return
         with self._slots_lock:
-            if len(self._free) < _MAX_FREE_SLOTS:
+            if sum(free.values.nbytes for free in self._free) + slot.values.nbytes <= _MAX_FREE_BYTES:
                 self._free.append(slot)
 
     # -- the receiver thread -------------------------------------------------------------
