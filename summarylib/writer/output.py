@@ -97,7 +97,7 @@ class Output:
         try:
             groups = BATCH_MAKERS[make_event](items)
             framed = [(positions, records.frame_rows(rows)) for positions, rows in groups]
-            joined = records.interleave(framed, len(items))
+            joined = records.interleaved(framed, len(items))
         except Exception:
             for wall_time, step, args, *_ in items:
                 self.event(make_event, wall_time, step, args)
@@ -118,7 +118,7 @@ class Output:
             try:
                 groups = columns.events(walls[part], steps[part], tags[part], values[part])
                 framed = [(positions, records.frame_rows(rows)) for positions, rows in groups]
-                joined = records.interleave(framed, end - start)
+                joined = records.interleaved(framed, end - start)
             except Exception:
                 for index in range(start, end):
                     args = (tags[index], values[index], *columns.rest)

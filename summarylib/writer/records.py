@@ -83,8 +83,14 @@ _SCATTER_ROWS = 2048
 def interleave(groups: list[tuple[np.ndarray, np.ndarray]], count: int) -> bytes:
     """The rows of `groups`, `(positions, rows)` pairs covering positions 0..count-1 once,
     as one byte string in position order."""
+    return interleaved(groups, count).tobytes()
+
+
+def interleaved(groups: list[tuple[np.ndarray, np.ndarray]], count: int) -> np.ndarray:
+    """`interleave` as a flat uint8 array, which a write joins without a copy to bytes
+    first (one group's rows, already in order, are not copied at all)."""
     if len(groups) == 1:  # one tag: already in order
-        return groups[0][1].tobytes()
+        return groups[0][1].reshape(-1)
     sizes = np.zeros(count, np.int64)
     for positions, rows in groups:
         sizes[positions] = rows.shape[1]
@@ -95,7 +101,7 @@ def interleave(groups: list[tuple[np.ndarray, np.ndarray]], count: int) -> bytes
         for start in range(0, len(rows), _SCATTER_ROWS):  # bounded index arrays
             block = slice(start, start + _SCATTER_ROWS)
             out[offsets[positions[block]][:, np.newaxis] + columns] = rows[block]
-    return out.tobytes()
+    return out
 
 
 def parse_header(header: bytes) -> tuple[int, bool]:
