@@ -184,7 +184,7 @@ def _paeth(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 def _chunk(kind: bytes, data: bytes) -> tuple[bytes, bytes, bytes, bytes]:
     """A PNG chunk's parts: length, type, data, CRC-32 of type and data."""
-    return _UINT32.pack(len(data)), kind, data, _UINT32.pack(crc32(data, crc32(kind)))
+    return _UINT32.pack(len(data)), kind, data, _UINT32.pack(crc32(data, crc32(kind, 0)))
 
 
 _END = _chunk(b"IEND", b"")

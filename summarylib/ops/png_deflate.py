@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import warnings
 import zlib
+from collections.abc import Callable
 
 import numpy as np
 
@@ -48,37 +49,48 @@ def _missing(package: str, purpose: str) -> None:
 
 
 def _zlib(data: np.ndarray) -> bytes:
-    return zlib.compress(data, _ZLIB_LEVEL)
+    return zlib.compress(data.data, _ZLIB_LEVEL)
 
+
+def _zlib_fast(data: np.ndarray) -> bytes:
+    return zlib.compress(data.data, _ISAL_LEVEL)
+
+
+fast: Callable[[np.ndarray], bytes]
+"""A quick zlib stream of `data`, also the encoder's estimate of how well data compresses
+(ISA-L's, or zlib's without isal)."""
+crc32: Callable[[bytes, int], int]
+"""CRC-32 of the bytes, continuing from a CRC (0 to start): PNG's chunk checksum."""
+_smooth: Callable[[np.ndarray], bytes]
 
 try:
-    from isal.isal_zlib import compress as _isal_compress
-    from isal.isal_zlib import crc32
+    from isal import isal_zlib
 except ImportError:
     _missing("isal", "ISA-L's fast deflate: encoding several times slower")
-    _isal_compress = zlib.compress
-    crc32 = zlib.crc32
+    fast, crc32 = _zlib_fast, zlib.crc32
+else:
+
+    def _isal_fast(data: np.ndarray) -> bytes:
+        return isal_zlib.compress(data, _ISAL_LEVEL)
+
+    fast, crc32 = _isal_fast, isal_zlib.crc32
 
 try:
-    from deflate import zlib_compress as _libdeflate_compress
-
-    def _smooth(data: np.ndarray) -> bytes:
-        return _libdeflate_compress(data, 1)
-
+    from deflate import zlib_compress
 except ImportError:
     _missing("deflate", "libdeflate, for smooth images: those PNGs slower or larger")
     _smooth = _zlib
+else:
 
+    def _libdeflate(data: np.ndarray) -> bytes:
+        return bytes(zlib_compress(data, 1))  # it returns a bytearray
 
-def fast(data: np.ndarray) -> bytes:
-    """A quick zlib stream of `data`, also the encoder's estimate of how well data
-    compresses (ISA-L's, or zlib's without isal)."""
-    return _isal_compress(data, _ISAL_LEVEL)
+    _smooth = _libdeflate
 
 
 def stored(data: np.ndarray) -> bytes:
     """A zlib stream of `data` in stored blocks: for data that does not compress."""
-    return zlib.compress(data, 0)
+    return zlib.compress(data.data, 0)
 
 
 def deflate(data: np.ndarray, ratio: float | None = None) -> bytes:
