@@ -289,8 +289,10 @@ def worker_for(writer: Any) -> Worker | None:
             return None
         if _worker is None:
             try:
+                if not hasattr(os, "memfd_create"):
+                    raise OSError("no os.memfd_create on this system")
                 _worker = Worker(os.environ.get(PYTHON_VARIABLE) or sys.executable)
-            except (OSError, AttributeError, ValueError) as error:  # AttributeError: no memfd
+            except (OSError, ValueError) as error:
                 _unavailable = True
                 _warn_unavailable(error)
                 return None

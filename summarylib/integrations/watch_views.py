@@ -82,7 +82,10 @@ class KindViews:
         if watch_remote.wanted(size):
             worker = watch_remote.worker_for(writer)
             if worker is not None:
-                slot = worker.slot(size)
+                try:
+                    slot = worker.slot(size)
+                except OSError:  # out of memory or descriptors: this view on the writer's thread
+                    return np.empty(size, np.float32), None
                 return slot.values[:size], slot
         return np.empty(size, np.float32), None
 
