@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from summarylib.ops.errors import check_text, op_error
@@ -73,6 +74,7 @@ def update_freq(value: Any) -> str | int:
 
 def profiles(profile_batch: Any) -> bool:
     """Whether Keras would profile with `profile_batch` (an int, "start,stop" or a pair)."""
+    values: Sequence[Any]
     if isinstance(profile_batch, str):
         values = profile_batch.split(",")
     elif isinstance(profile_batch, (tuple, list)):

@@ -36,7 +36,7 @@ from summarylib.integrations.keras.projector import (
 )
 from summarylib.integrations.keras.weights import weight_image, weight_tag
 from summarylib.writer.context import default_step, defaults, record_condition
-from summarylib.writer.summary_writer import SummaryWriter
+from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 
 _RUNS = {"train": "train", "val": "validation"}
 _MAX_CACHED_TAGS = 4096
@@ -116,8 +116,9 @@ class TensorBoard(keras.callbacks.Callback):
                 f"{NAME}: profile_batch={profile_batch!r} ignored: profiling needs TensorFlow's profiler",
                 stacklevel=2,
             )
-        self._batch_frequency = None if self.update_freq == "epoch" else self.update_freq
-        self._writers: dict[str, SummaryWriter] = {}
+        frequency = self.update_freq
+        self._batch_frequency: int | None = frequency if isinstance(frequency, int) else None
+        self._writers: dict[str, SummaryWriter | NoopSummaryWriter] = {}
         self._contexts: list[contextlib.ExitStack] = []
         # Tags by log key, one cache a prefix: formatted once, not per value.
         self._batch_tags: dict[str, str] = {}
@@ -131,7 +132,7 @@ class TensorBoard(keras.callbacks.Callback):
         # Batch logs of hooks run on Keras's thread pool, waiting for those before them.
         self._pool_lock = threading.Lock()
         self._pooled: list[tuple[int, dict | None]] = []
-        self._next_pooled_step = self._batch_frequency
+        self._next_pooled_step = self._batch_frequency or 0
         self._batch_start_time = 0.0
         self._epoch_start_time = 0.0
         self._epoch_start_iterations = 0
@@ -139,7 +140,7 @@ class TensorBoard(keras.callbacks.Callback):
 
     # Writers: one a run, made when first written to, as Keras makes them.
 
-    def _writer(self, kind: str) -> SummaryWriter:
+    def _writer(self, kind: str) -> SummaryWriter | NoopSummaryWriter:
         writer = self._writers.get(kind)
         if writer is None or writer.closed:
             writer = summarylib.create_file_writer(os.path.join(self.log_dir, _RUNS[kind]))
@@ -177,7 +178,7 @@ class TensorBoard(keras.callbacks.Callback):
         a ContextVar set costs more than a get, a get more than an int comparison."""
         default_step.set(step)
         frequency = self._batch_frequency
-        if frequency != 1:
+        if frequency != 1 and frequency is not None:
             recording = step % frequency == 0
             if record_condition.get() is not recording:
                 record_condition.set(recording)
@@ -205,7 +206,7 @@ class TensorBoard(keras.callbacks.Callback):
         # from Keras's thread pool races the next step for its donated buffers.
         self._steps_per_execution = getattr(self.model, "steps_per_execution", 1) or 1
         self._pooled = []
-        self._next_pooled_step = self._batch_frequency
+        self._next_pooled_step = self._batch_frequency or 0
         self._push_writer("train", 0)
 
     def on_train_end(self, logs: dict | None = None) -> None:
@@ -235,7 +236,7 @@ class TensorBoard(keras.callbacks.Callback):
         if self._contexts:  # _at_batch(step) inlined: the call cost a third of this hook
             default_step.set(step)
             frequency = self._batch_frequency
-            if frequency != 1:
+            if frequency != 1 and frequency is not None:
                 recording = step % frequency == 0
                 if record_condition.get() is not recording:
                     record_condition.set(recording)
@@ -247,7 +248,7 @@ class TensorBoard(keras.callbacks.Callback):
         if frequency is None:
             return
         if _thread_id() != self._hooks_thread:
-            self._pooled_batch_end(batch, logs)
+            self._pooled_batch_end(batch, logs, frequency)
             return
         step = self._global_train_batch
         if step % frequency:
@@ -277,7 +278,7 @@ class TensorBoard(keras.callbacks.Callback):
         elapsed = time.perf_counter() - self._batch_start_time
         summarylib.scalar("batch_steps_per_second", 1.0 / elapsed if elapsed > 0 else math.inf, step=step)
 
-    def _pooled_batch_end(self, batch: int, logs: dict | None) -> None:
+    def _pooled_batch_end(self, batch: int, logs: dict | None, frequency: int) -> None:
         """The batch-end hook as Keras runs it when `fit` is given the callback alone (not
         in a list): on a thread pool, maybe after the next batches began (so the counter
         is ahead) and beside the hook of another batch. The step comes from Keras's
@@ -285,13 +286,13 @@ class TensorBoard(keras.callbacks.Callback):
         of `steps_per_execution` batches, as the counter counts them); batches are
         written in step order, each when those before it are."""
         step = self._epoch_start_batch + batch // self._steps_per_execution + 1
-        if step % self._batch_frequency:
+        if step % frequency:
             return
         with self._pool_lock:
             heapq.heappush(self._pooled, (step, logs))
             with defaults(self._writer("train")):  # the pool's thread has no default writer
                 while self._pooled and self._pooled[0][0] == self._next_pooled_step:
-                    self._next_pooled_step += self._batch_frequency
+                    self._next_pooled_step += frequency
                     self._log_batch(*heapq.heappop(self._pooled))
 
     def on_test_batch_begin(self, batch: int, logs: dict | None = None) -> None:
@@ -373,7 +374,7 @@ class TensorBoard(keras.callbacks.Callback):
                 try:
                     embedding(layer.name, matrix, metadata=labels, metadata_header=header, step=epoch)
                 except ValueError as error:  # the file's labels do not fit the matrix
-                    if labels is None:
+                    if labels is None or path is None:
                         raise
                     warn_unusable(path, layer.name, error, self._unusable_metadata)
                     embedding(layer.name, matrix, step=epoch)
