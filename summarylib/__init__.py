@@ -10,7 +10,7 @@ with writer.as_default(step=0):
 """
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
 from summarylib import distributed, hparams
 from summarylib.dashboards.custom_scalars import custom_scalars
@@ -34,14 +34,17 @@ from summarylib.writer.context import get_step, record_if, set_step, should_reco
 from summarylib.writer.engine import WriterError, WriterStats
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 
+if TYPE_CHECKING:  # a type checker sees the package; at run time it is imported at first use
+    from summarylib import integrations as integrations
+else:
 
-def __getattr__(name: str) -> Any:
-    """`summarylib.integrations.keras.Watch(...)` after a plain `import summarylib`: the
-    integrations package (whose subpackages import their frameworks at first use in turn) is
-    imported at first use rather than with summarylib."""
-    if name == "integrations":
-        return importlib.import_module("summarylib.integrations")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getattr__(name: str) -> object:
+        """`summarylib.integrations.keras.Watch(...)` after a plain `import summarylib`: the
+        integrations package (whose subpackages import their frameworks at first use in turn)
+        is imported at first use rather than with summarylib."""
+        if name == "integrations":
+            return importlib.import_module("summarylib.integrations")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def create_noop_writer() -> NoopSummaryWriter:

@@ -67,13 +67,6 @@ def test_a_wrong_call_of_the_public_api_is_flagged(mypy_cache: Path, tmp_path: P
     assert '"scalar"' in errors[0] and '"int"' in errors[0], errors
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="summarylib/__init__.py's module-level `__getattr__(name) -> Any` (the lazy "
-    "`integrations`) makes every unknown attribute of summarylib Any to a type checker; "
-    "defining it only when not TYPE_CHECKING (integrations imported under TYPE_CHECKING) "
-    "fixes it: that file is the lead's",
-)
 def test_a_misspelled_op_is_flagged(mypy_cache: Path, tmp_path: Path) -> None:
     snippet = tmp_path / "user_code.py"
     snippet.write_text("import summarylib as sl\n\nsl.scalr('loss', 0.5)\n")

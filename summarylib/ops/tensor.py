@@ -7,7 +7,7 @@ import numpy as np
 
 from summarylib.proto import tensor_pb2, tensor_shape_pb2, types_pb2
 
-WRITABLE_DTYPES = {
+WRITABLE_DTYPES: dict[np.dtype, int] = {
     np.dtype(np.float32): types_pb2.DT_FLOAT,
     np.dtype(np.float64): types_pb2.DT_DOUBLE,
     np.dtype(np.float16): types_pb2.DT_HALF,
@@ -25,7 +25,7 @@ WRITABLE_DTYPES = {
 }
 
 # DataType to numpy dtype, for reading tensor_content back.
-NUMPY_DTYPES = {value: key for key, value in WRITABLE_DTYPES.items()}
+NUMPY_DTYPES: dict[int, np.dtype] = {value: key for key, value in WRITABLE_DTYPES.items()}
 
 
 def _utf8(element: object) -> bytes:
