@@ -189,9 +189,9 @@ def _batch_encode_seconds() -> float:
     most it encodes before it can write), the best of a few tries."""
     from summarylib.ops.scalar import scalar_events
     from summarylib.writer import records
-    from summarylib.writer.engine import _MAX_RUN
+    from summarylib.writer.drain import MAX_RUN
 
-    items = [(1.0, step, ("t", 0.0, None)) for step in range(1, _MAX_RUN + 1)]
+    items = [(1.0, step, ("t", 0.0, None)) for step in range(1, MAX_RUN + 1)]
     best = float("inf")
     for _ in range(3):
         start = time.perf_counter()

@@ -13,7 +13,7 @@ import pytest
 
 import summarylib as sl
 from summarylib.reader import iter_events
-from summarylib.writer.engine import Engine, WriterError
+from summarylib.writer.engine import ITEM_BYTES, Engine, WriterError
 from summarylib.writer.event_codec import raw_event
 from summarylib.writer.event_file import EventFile
 from tests.test_durability import files_of, run_script, steps_by_tag
@@ -160,7 +160,7 @@ def test_queue_is_bounded_in_bytes(logdir):
             sl.scalar("small", 1.0, step=step)
     writer.close()
     stats = writer.stats()
-    assert stats.queue_high_water_bytes <= bound + 80_000 + 256  # the bound plus one item
+    assert stats.queue_high_water_bytes <= bound + 80_000 + ITEM_BYTES  # the bound plus one item
     assert stats.events_written == 20_200 and stats.errors == 0
 
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from summarylib.writer import records
 from summarylib.writer.backlog import Backlog
-from summarylib.writer.drain import FLUSH, MAX_RUN, Drain
+from summarylib.writer.drain import FLUSH, Drain
 from summarylib.writer.event_file import EventFile
 from summarylib.writer.outcomes import WriterError, WriterStats, dropped, error_text
 from summarylib.writer.output import Output
@@ -60,9 +60,6 @@ ITEM_BYTES = 288
 # Array bytes pending that wake the worker at once: encoding images, audio and histograms
 # (numpy and zlib, which release the GIL) then overlaps the caller's loop on a second core.
 _WAKE_ARRAY_BYTES = 1 << 20
-# The most scalars the worker encodes before it can write (tests/test_durability.py reads
-# it under this name).
-_MAX_RUN = MAX_RUN
 # How long close() waits for a worker that makes no progress.
 DEFAULT_CLOSE_TIMEOUT = 30.0
 

@@ -77,8 +77,8 @@ def raw_event(wall_time: float, step: int, event: bytes) -> bytes:
 
 
 # Event makers that can also make many events at once, vectorized: `encode_many(items)`
-# takes `(wall_time, step, args)` triples in queue order and returns `(positions, rows)`
-# pairs: uint8 arrays whose rows are the serialized events (of one length) of
-# `items[positions]`. The writer's worker uses it for runs of queued items with one maker
-# and writes the events back in queue order.
+# takes `(wall_time, step, args, ...)` tuples (the queue's items, see writer/drain.py) in
+# queue order and returns `(positions, rows)` pairs: uint8 arrays whose rows are the
+# serialized events (of one length) of `items[positions]`. The writer's worker uses it
+# for runs of queued items with one maker and writes the events back in queue order.
 BATCH_MAKERS: dict[Callable[..., bytes], Callable[[list[tuple[float, int, tuple]]], list]] = {}
