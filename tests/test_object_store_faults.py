@@ -286,14 +286,18 @@ def test_when_even_the_spill_is_full_the_lost_events_are_counted_exactly(s3, url
             s3.restore()
         with pytest.raises(sl.WriterError):
             writer.close()
-    uploaded = logged_steps(url, "x")
-    assert logged_steps(url, "blob") == uploaded
-    missing = sorted(set(range(60)) - set(uploaded))
-    assert 0 < len(missing) < 60 and uploaded == sorted(uploaded)
-    assert writer._engine.file.events_lost == 2 * len(missing)
+    # Each tag on its own: a scalar and the text of its step may end up in different
+    # segments (nothing ties them to one), so one may be uploaded and the other lost.
+    missing = []
+    for tag in ("x", "blob"):
+        uploaded = logged_steps(url, tag)
+        assert uploaded == sorted(uploaded), tag
+        missing += sorted(set(range(60)) - set(uploaded))
+    assert 0 < len(missing) < 120
+    assert writer._engine.file.events_lost == len(missing)
     last_error = writer.stats().last_error
-    assert f"lost in all: {2 * len(missing)} events" in last_error
-    assert f"steps {missing[0]}..{missing[-1]}" in last_error
+    assert f"lost in all: {len(missing)} events" in last_error
+    assert f"steps {min(missing)}..{max(missing)}" in last_error
 
 
 def test_a_flush_on_a_crawling_store_gives_up_in_time_and_the_uploads_go_on(s3, url, spill_root, monkeypatch):
