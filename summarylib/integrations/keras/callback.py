@@ -212,9 +212,10 @@ class TensorBoard(keras.callbacks.Callback):
     def on_train_end(self, logs: dict | None = None) -> None:
         pooled, self._pooled = sorted(self._pooled), []  # after a pooled hook that failed
         try:
-            with defaults(self._writer("train")):
-                for step, batch_logs in pooled:
-                    self._log_batch(step, batch_logs)
+            if pooled:
+                with defaults(self._writer("train")):
+                    for step, batch_logs in pooled:
+                        self._log_batch(step, batch_logs)
         finally:
             self._pop_writer()
             self._close_writers()
