@@ -102,10 +102,10 @@ class KindViews:
         `step`; `ready()`, if given, runs first on the writer's thread (a device copy's
         synchronization). With the `slot` that `buffer` gave, the worker makes them."""
         tag = f"{self.kind}/*"
-        worker = slot.owner if slot is not None and slot.owner.alive else None
-        if worker is None:
+        if slot is None or not slot.owner.alive:
             queue_summary(writer, "watch", tag, step, self.summary, (grid, ready, values))
             return
+        worker = slot.owner
         ticket = worker.request(self._remote_id(worker, grid), slot, values.size)
         queue_summary(writer, "watch", tag, step, self._answer, (grid, worker, ticket, values))
 
@@ -155,8 +155,11 @@ class KindViews:
         )
 
     def _variance_summary(self, grid: GridLayout, values: np.ndarray) -> bytes:
+        window = self._variance
+        if window is None:
+            return b""
         with self._lock:
-            variance = self._variance.update(values)
+            variance = window.update(values)
         return b"" if variance is None else grid_summary("images/parameters_variance", variance, grid)
 
 

@@ -67,6 +67,7 @@ def serve(connection: Connection, channel: socket.socket) -> None:
         what = message[0]
         if what == "view":
             _, ticket, views_id, slot_id, size = message
+            reply: tuple
             try:
                 made = views[views_id].summary(layouts[views_id], None, slots[slot_id][:size])
                 reply = (ticket, made, None, _taken_warnings())

@@ -160,7 +160,7 @@ def _bucket_counts(
     `scale`), the last closed, computed in `arithmetic` (float64, TensorFlow's; see
     `bucketize` for float32); block by block, so temporaries stay in the cache."""
     block = min(_BLOCK, values.size)
-    offsets = np.empty(block, arithmetic)
+    offsets: np.ndarray = np.empty(block, arithmetic)
     indices = np.empty(block, np.intp)
     counts = np.zeros(k + 1, np.int64)
     for start in range(0, values.size, block):

@@ -76,8 +76,8 @@ class GridLayout:
 
 def layout(names: Sequence[str], shapes: Sequence[Sequence[int]]) -> GridLayout:
     """The near-square layout of tensors of these names and shapes, in this order."""
-    shapes = tuple(tuple(int(d) for d in shape) for shape in shapes)
-    sizes = tuple(math.prod(shape) for shape in shapes)
+    dims = tuple(tuple(int(d) for d in shape) for shape in shapes)
+    sizes = tuple(math.prod(shape) for shape in dims)
     width = max(1, math.isqrt(max(sum(sizes) - 1, 0)) + 1)
     offsets, rows, band_rows = [], [], []
     offset = row = 0
@@ -89,9 +89,7 @@ def layout(names: Sequence[str], shapes: Sequence[Sequence[int]]) -> GridLayout:
         offset += size
         row += count + 1  # one separator row after each band
     height = max(1, row - 1)
-    return GridLayout(
-        tuple(names), shapes, sizes, tuple(offsets), tuple(rows), tuple(band_rows), width, height
-    )
+    return GridLayout(tuple(names), dims, sizes, tuple(offsets), tuple(rows), tuple(band_rows), width, height)
 
 
 def band_range(values: np.ndarray) -> tuple[float, float]:

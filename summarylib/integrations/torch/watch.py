@@ -124,7 +124,7 @@ class Watch:
             self._hook_activations(self._logging)
         if self._numerics is not None:
             for path, module in self._model.named_modules():
-                self._handles.append(module.register_forward_hook(self._output_check(path)))
+                self._handles.append(module.register_forward_hook(self._output_check(self._numerics, path)))
             self._handles.append(self._model.register_forward_hook(self._end_forward))
         # Gradient hooks check gradients, and without an optimizer find the end of a step.
         hooked = self._numerics is not None or optimizer is None
@@ -160,14 +160,15 @@ class Watch:
 
         return hook
 
-    def _output_check(self, path: str) -> Callable[..., None]:
+    def _output_check(self, numerics: NumericsCheck, path: str) -> Callable[..., None]:
         def hook(module: torch.nn.Module, inputs: Any, output: Any) -> None:
-            self._numerics.check(path, "output", _first_tensor(output))
+            numerics.check(path, "output", _first_tensor(output))
 
         return hook
 
     def _end_forward(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
-        self._report(self._numerics.end_pass(self.current_step))
+        if self._numerics is not None:
+            self._report(self._numerics.end_pass(self.current_step))
 
     def _gradient_hook(self, path: str, name: str) -> Callable[[torch.Tensor], None]:
         def hook(parameter: torch.Tensor) -> None:
@@ -267,7 +268,7 @@ class Watch:
         self._leaves = []
         for parameter in self._unset_grad_hooks:
             if not parameter._post_accumulate_grad_hooks:
-                parameter._post_accumulate_grad_hooks = None
+                parameter._post_accumulate_grad_hooks = None  # type: ignore[assignment]  # as before watch
         self._unset_grad_hooks = []
         self._activations = {}
 
