@@ -25,6 +25,8 @@ MODULES = (
     "summarylib.reader",
     "summarylib.hparams",
     "summarylib.distributed",
+    "summarylib.integrations.watch_worker",
+    "summarylib.integrations.watch_remote",
     "summarylib.ops.graph",
     "summarylib.dashboards.graph",
     "summarylib.compat.torch",
