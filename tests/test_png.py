@@ -215,6 +215,18 @@ def test_noise_is_stored_and_smooth_images_are_filtered():
     assert filter_type != png.NONE and ratio < png_deflate.INCOMPRESSIBLE
 
 
+@pytest.mark.parametrize("filter_type", png.FILTERS)
+def test_noise_is_stored_under_a_given_filter_too(filter_type):
+    # The watch's grids come with their filter; a grid of noisy weights is stored, not
+    # deflated for nothing (ISA-L's output of noise is larger than its input).
+    pixels = np.random.default_rng(filter_type).integers(0, 256, (200, 300, 1), dtype=np.uint8)
+    encoded = png.encode_png(pixels, filter_type)
+    assert len(encoded) == pixels.nbytes + 200 + 68  # the stored size (see above)
+    np.testing.assert_array_equal(decode_png(encoded), pixels)
+    smooth = gradient(64, 64)
+    assert len(png.encode_png(smooth, filter_type)) < smooth.nbytes + 64 + 68  # deflated, not stored
+
+
 _WITHOUT = """
 import warnings
 
