@@ -265,3 +265,20 @@ def test_the_worker_imports_no_framework():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_by_default_the_worker_makes_large_views_only_where_a_core_is_left_for_it(monkeypatch):
+    # Where torch's threads fill every core, the worker competes with them and costs more
+    # than the writer's thread (benchmarks/bench_watch.py); with a core free it costs less.
+    monkeypatch.setenv(watch_remote.MODE_VARIABLE, "auto")
+    monkeypatch.setattr(watch_remote, "_unavailable", False)
+    cores, threads = len(os.sched_getaffinity(0)), torch.get_num_threads()
+    try:
+        torch.set_num_threads(cores)
+        assert not watch_remote.wanted(1 << 20)
+        if cores > 1:
+            torch.set_num_threads(cores - 1)
+            assert watch_remote.wanted(1 << 20)
+            assert not watch_remote.wanted(watch_remote.MIN_WORKER_VALUES - 1)  # not worth a process
+    finally:
+        torch.set_num_threads(threads)

@@ -268,11 +268,28 @@ _served: weakref.WeakSet = weakref.WeakSet()  # open writers that queued its vie
 
 
 def wanted(values: int) -> bool:
-    """Whether views of `values` values go to the worker (see SUMMARYLIB_WATCH_WORKER)."""
+    """Whether views of `values` values go to the worker (see SUMMARYLIB_WATCH_WORKER):
+    always with "on", never with "off"; by default ("auto") for kinds of MIN_WORKER_VALUES
+    or more when a core is left for it (see `spare_core`)."""
     mode = os.environ.get(MODE_VARIABLE, "auto")
     if _unavailable or mode == "off":
         return False
-    return mode == "on" or values >= MIN_WORKER_VALUES
+    return mode == "on" or (values >= MIN_WORKER_VALUES and spare_core())
+
+
+def spare_core() -> bool:
+    """Whether this process may use more cores than torch's threads keep busy (all cores
+    when torch is not imported: one left over then).
+
+    The worker takes the views' CPU out of the training process's GIL, which pays where it
+    has a core of its own; where training's threads already fill every core it competes
+    with them as another process, costing more than the writer's thread does (measured on
+    two cores, benchmarks/bench_watch.py, log_freq=100: the worker +4% a step and the
+    thread +7% with one torch thread; +12% and +1% with two)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    torch = sys.modules.get("torch")
+    busy = torch.get_num_threads() if torch is not None else 1
+    return cores > busy
 
 
 def worker_for(writer: Any) -> Worker | None:
