@@ -10,6 +10,8 @@ run (to the writer's close) against torch.utils.tensorboard's.
 from __future__ import annotations
 
 import argparse
+import tempfile
+import time
 
 from common import compare, goal
 
@@ -36,7 +38,12 @@ def main() -> None:
     )
     ours = rows["summarylib"]
     caller = ours.caller / calls * 1e6
-    goal("sl.scalar caller", f"{caller:.2f} µs/call", f"≤{CALLER_GOAL_US} µs", caller <= CALLER_GOAL_US)
+    own, writer = cpu_split(calls)
+    measured = (
+        f"{caller:.2f} µs/call (CPU: the caller's {own:.2f}, the writer thread's {writer:.2f} an event, "
+        "which share one GIL)"
+    )
+    goal("sl.scalar caller", measured, f"≤{CALLER_GOAL_US} µs", caller <= CALLER_GOAL_US)
     torch = rows.get("torch.utils.tensorboard")
     if torch is not None:
         ratio = torch.total / ours.total
@@ -46,6 +53,24 @@ def main() -> None:
             f"≥{TORCH_RATIO_GOAL:g}x",
             ratio >= TORCH_RATIO_GOAL,
         )
+
+
+def cpu_split(calls: int) -> tuple[float, float]:
+    """CPU µs per call of the calling thread, and of the rest of the process (the writer's
+    thread) per event, over one run of `calls` scalars to the writer's close: what bounds
+    the caller's time, as the two threads take turns holding the GIL."""
+    import summarylib as sl
+
+    with tempfile.TemporaryDirectory() as logdir:
+        process, thread = time.process_time(), time.thread_time()
+        writer = sl.create_file_writer(logdir)
+        with writer.as_default():
+            for step in range(calls):
+                sl.scalar("loss", 0.5, step=step)
+        own = time.thread_time() - thread
+        writer.close()
+        total = time.process_time() - process
+    return own / calls * 1e6, (total - own) / calls * 1e6
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ add_scalars (4 series), each timed to the writer's close.
     python benchmarks/bench_torch_writer.py [--scale S] [--repeats R] [--quick]
 
 Contenders that are not installed are left out. Compare ratios, not absolute times.
-Prints issue 21's goal rows for `add_scalar`: the caller's time per call, and the whole
-run (to the writer's close) against torch.utils.tensorboard's.
+Prints issue 21's goal rows for `add_scalar` (the caller's time per call, and the whole
+run to the writer's close against torch.utils.tensorboard's) and `add_histogram` (end to
+end against both peers).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from common import Timing, available, best_of, goal, print_table, writer_run
 WRITERS = ("summarylib.compat.torch", "torch.utils.tensorboard", "tensorboardX")
 ADD_SCALAR_CALLER_GOAL_US = 1.0
 TORCH_RATIO_GOAL = 20.0
+# add_histogram end to end (bins="tensorflow", torch's default): times faster than each peer.
+ADD_HISTOGRAM_GOALS = {"torch.utils.tensorboard": 3.0, "tensorboardX": 2.0}
 
 
 def workloads(scale: float) -> list[tuple[str, int, object]]:
@@ -57,6 +60,8 @@ def main() -> None:
         print_table(title, calls, rows, baseline=WRITERS[0], unit="µs")
         if title == "add_scalar":
             add_scalar_goals(calls, rows)
+        elif title.startswith("add_histogram"):
+            add_histogram_goals(rows)
 
 
 def add_scalar_goals(calls: int, rows: dict[str, Timing]) -> None:
@@ -78,6 +83,20 @@ def add_scalar_goals(calls: int, rows: dict[str, Timing]) -> None:
             f"≥{TORCH_RATIO_GOAL:g}x",
             ratio >= TORCH_RATIO_GOAL,
         )
+
+
+def add_histogram_goals(rows: dict[str, Timing]) -> None:
+    """The goal rows of add_histogram: end to end against torch's and tensorboardX's."""
+    ours = rows[WRITERS[0]]
+    for peer, at_least in ADD_HISTOGRAM_GOALS.items():
+        if peer in rows:
+            ratio = rows[peer].total / ours.total
+            goal(
+                f"compat.torch add_histogram end to end vs {peer}",
+                f"{ratio:.1f}x",
+                f"≥{at_least:g}x",
+                ratio >= at_least,
+            )
 
 
 if __name__ == "__main__":
