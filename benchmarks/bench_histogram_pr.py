@@ -18,7 +18,7 @@ import argparse
 from collections.abc import Callable
 
 import numpy as np
-from common import Timing, clock, compare, goal, parse_with_quick
+from common import Timing, clock, compare, parse_with_quick, ratio_goal
 
 BUCKETS = 30
 THRESHOLDS = 201
@@ -54,9 +54,7 @@ def numpy_anchor_run(calls: int, data: np.ndarray) -> Callable[[str], Timing]:
 
 def print_goal(rows: dict[str, Timing], workload: str, name: str, at_least: float) -> None:
     """The total-time ratio of `name` to summarylib, against the goal set for it."""
-    if name in rows:
-        ratio = rows[name].total / rows["summarylib"].total
-        goal(f"{workload}: {name} / summarylib", f"{ratio:.2f}x", f">= {at_least}x", ratio >= at_least)
+    ratio_goal(f"{workload}: {name} / summarylib", rows.get(name), rows["summarylib"], at_least)
 
 
 def bench_histogram(calls: int, repeats: int, values: int) -> None:

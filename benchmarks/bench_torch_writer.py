@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from common import Timing, available, best_of, goal, print_table, writer_run
+from common import Timing, available, best_of, goal, print_table, ratio_goal, writer_run
 
 WRITERS = ("summarylib.compat.torch", "torch.utils.tensorboard", "tensorboardX")
 ADD_SCALAR_CALLER_GOAL_US = 1.0
@@ -74,29 +74,14 @@ def add_scalar_goals(calls: int, rows: dict[str, Timing]) -> None:
         f"≤{ADD_SCALAR_CALLER_GOAL_US} µs",
         caller <= ADD_SCALAR_CALLER_GOAL_US,
     )
-    torch = rows.get(WRITERS[1])
-    if torch is not None:
-        ratio = torch.total / ours.total
-        goal(
-            "compat.torch add_scalar end to end vs torch",
-            f"{ratio:.1f}x",
-            f"≥{TORCH_RATIO_GOAL:g}x",
-            ratio >= TORCH_RATIO_GOAL,
-        )
+    ratio_goal("compat.torch add_scalar end to end vs torch", rows.get(WRITERS[1]), ours, TORCH_RATIO_GOAL)
 
 
 def add_histogram_goals(rows: dict[str, Timing]) -> None:
     """The goal rows of add_histogram: end to end against torch's and tensorboardX's."""
     ours = rows[WRITERS[0]]
     for peer, at_least in ADD_HISTOGRAM_GOALS.items():
-        if peer in rows:
-            ratio = rows[peer].total / ours.total
-            goal(
-                f"compat.torch add_histogram end to end vs {peer}",
-                f"{ratio:.1f}x",
-                f"≥{at_least:g}x",
-                ratio >= at_least,
-            )
+        ratio_goal(f"compat.torch add_histogram end to end vs {peer}", rows.get(peer), ours, at_least)
 
 
 if __name__ == "__main__":

@@ -153,3 +153,11 @@ def parse_with_quick(parser: argparse.ArgumentParser, **quick: Any) -> argparse.
             if getattr(args, name) == parser.get_default(name):
                 setattr(args, name, value)
     return args
+
+
+def ratio_goal(workload: str, theirs: Timing | None, ours: Timing, at_least: float) -> None:
+    """A goal row of a peer's total time over summarylib's (how many times faster summarylib
+    is, end to end), when the peer ran (`theirs` None: it is not installed)."""
+    if theirs is not None:
+        ratio = theirs.total / ours.total
+        goal(workload, f"{ratio:.1f}x", f"≥{at_least:g}x", ratio >= at_least)

@@ -25,6 +25,27 @@ def _existing(path: str | os.PathLike, options: storage.StorageOptions) -> str:
     return path
 
 
+def _reader(
+    path: str | os.PathLike,
+    runs: str | Collection[str] | None,
+    tags: str | Collection[str] | None,
+    plugins: str | Collection[str] | None,
+    check_crc: bool,
+    tolerant: bool,
+    storage_options: storage.StorageOptions,
+) -> Reader:
+    """A `Reader` of a path that exists (see `_existing`)."""
+    return Reader(
+        _existing(path, storage_options),
+        runs=runs,
+        tags=tags,
+        plugins=plugins,
+        check_crc=check_crc,
+        tolerant=tolerant,
+        storage_options=storage_options,
+    )
+
+
 def iter_values(
     path: str | os.PathLike,
     *,
@@ -40,15 +61,7 @@ def iter_values(
     in file order; see `Reader`. Truncated or zero-filled tails (and, with `tolerant`,
     skipped corruption: records, and values that cannot be decoded) are appended to `problems`
     once iteration is done. `storage_options`: for the filesystem of a URL path."""
-    reader = Reader(
-        _existing(path, storage_options),
-        runs=runs,
-        tags=tags,
-        plugins=plugins,
-        check_crc=check_crc,
-        tolerant=tolerant,
-        storage_options=storage_options,
-    )
+    reader = _reader(path, runs, tags, plugins, check_crc, tolerant, storage_options)
 
     def generate() -> Iterator[Value]:
         yield from reader.values()
@@ -78,13 +91,5 @@ def load_table(
     (`plugins=None` for all), value holds the decoded objects (see `Value`) when any is not
     a float. `storage_options`: for the filesystem of a URL path.
     """
-    reader = Reader(
-        _existing(path, storage_options),
-        runs=runs,
-        tags=tags,
-        plugins=plugins,
-        check_crc=check_crc,
-        tolerant=tolerant,
-        storage_options=storage_options,
-    )
+    reader = _reader(path, runs, tags, plugins, check_crc, tolerant, storage_options)
     return reader.table(as_dataframe)
