@@ -257,10 +257,18 @@ def main() -> None:
         if numerics > 0:
             print(f"\ncheck_numerics adds {anomaly / numerics:.1f}x less time per step than detect_anomaly")
     print()
+    views_ms, threads = sum(costs.values()), torch.get_num_threads()
     added = rows[EVERY_100] / base - 1
-    goal(f"{EVERY_100}, 1M-parameter MLP on CPU", f"{added:+.1%} per step", "<= +3%", added <= 0.03)
+    # With every core busy training, the views' CPU is taken from training's: the least added.
+    floor = views_ms / (100 * base * 1e3 * threads)
+    measured = (
+        f"{added:+.1%} per step (the views: {views_ms:.1f} ms of CPU a logged step, "
+        f"{floor:.1%} of 100 steps' CPU on {threads} busy core(s))"
+    )
+    goal(f"{EVERY_100}, 1M-parameter MLP on CPU", measured, "<= +3%", added <= 0.03)
     logged = 1 / rows[EVERY_STEP]
-    goal(f"{EVERY_STEP}, logged steps/s", f"{logged:.0f} logged steps/s", ">= 60", logged >= 60)
+    measured = f"{logged:.0f} logged steps/s (the views: at most {1e3 / views_ms:.0f} a second on one core)"
+    goal(f"{EVERY_STEP}, logged steps/s", measured, ">= 60", logged >= 60)
 
 
 if __name__ == "__main__":
