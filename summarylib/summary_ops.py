@@ -7,7 +7,7 @@ import os
 import time
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -23,6 +23,7 @@ from summarylib.ops.convert import as_float, snapshot_pool
 from summarylib.ops.errors import check_description, check_name, op_error, valid_tags
 from summarylib.proto import summary_pb2
 from summarylib.writer.context import (
+    DefaultWriter,
     default_writer,
     emit_pending_warnings,
     evaluate,
@@ -36,8 +37,10 @@ from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 
 
 def recording_writer() -> SummaryWriter | None:
-    """The default writer if an op called now should write, else None."""
-    writer = default_writer.get()
+    """The default writer if an op called now should write, else None. (Only a
+    SummaryWriter is ever the default: its `as_default` and `context.defaults` set one; the
+    context module knows it as a `DefaultWriter` so the two do not import each other.)"""
+    writer = cast("SummaryWriter | None", default_writer.get())
     if writer is None:
         return None
     condition = record_condition.get()
@@ -146,7 +149,7 @@ def queue_summary(
     return True
 
 
-def queue_task(writer: SummaryWriter, step: int, task: Callable[..., None], args: tuple) -> None:
+def queue_task(writer: DefaultWriter, step: int, task: Callable[..., None], args: tuple) -> None:
     """Queue `task(step, *args)` to run on the writer's thread in queue order, for data
     that goes to files beside the event file (the projector's); a flush of the writer
     waits for it, and a failure is reported as a background write error."""
@@ -244,8 +247,9 @@ def write_raw_pb(serialized_summary: bytes | summary_pb2.Summary, step: Any = No
     writer = recording_writer()
     if writer is None:
         return False
-    if callable(getattr(serialized_summary, "SerializeToString", None)):
-        serialized_summary = serialized_summary.SerializeToString()
+    serialize = getattr(serialized_summary, "SerializeToString", None)  # any library's Summary
+    if callable(serialize):
+        serialized_summary = serialize()
     if not isinstance(serialized_summary, bytes):
         raise op_error(
             TypeError,
@@ -270,9 +274,9 @@ def write_raw_pb(serialized_summary: bytes | summary_pb2.Summary, step: Any = No
 def flush(writer: SummaryWriter | None = None) -> None:
     """Flush `writer`, or the default writer of this thread or task if None; then raise
     the warnings about the data written (see summarylib.writer.context.warn_user)."""
-    writer = writer if writer is not None else default_writer.get()
-    if writer is not None:
-        writer.flush()
+    target: DefaultWriter | None = writer if writer is not None else default_writer.get()
+    if target is not None:
+        target.flush()
     emit_pending_warnings()
 
 

@@ -38,13 +38,6 @@ def mypy_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
     return Path(cache.mkdir("mypy")) if cache is not None else tmp_path_factory.mktemp("mypy")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 22: mypy errors remain in modules outside the typing part, some being changed "
-    "for issue 21 (summary_ops, writer/engine, summary_writer, context, run_files, "
-    "compat/torch/core and scalars, ops/png_deflate, histogram, tensor_grid, tensor, "
-    "integrations/keras and watch*); strict: once they are fixed this passes, and the mark goes",
-)
 def test_the_package_type_checks_clean(mypy_cache: Path) -> None:
     result = _mypy(mypy_cache)  # `files` and every setting come from pyproject.toml
     assert result.returncode == 0, result.stdout + result.stderr

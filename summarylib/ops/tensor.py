@@ -7,7 +7,7 @@ import numpy as np
 
 from summarylib.proto import tensor_pb2, tensor_shape_pb2, types_pb2
 
-WRITABLE_DTYPES: dict[np.dtype, int] = {
+WRITABLE_DTYPES: dict[np.dtype, types_pb2.DataType] = {
     np.dtype(np.float32): types_pb2.DT_FLOAT,
     np.dtype(np.float64): types_pb2.DT_DOUBLE,
     np.dtype(np.float16): types_pb2.DT_HALF,

@@ -15,6 +15,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
+from types import FrameType
 from typing import Any, Protocol
 
 import numpy as np
@@ -27,9 +28,15 @@ class DefaultWriter(Protocol):
     module implements it; this module needs nothing else of it, so the two do not
     import each other."""
 
-    def submit(
-        self, make_event: Callable[..., bytes], args: tuple, wall_time: float, step: int, nbytes: int = 0
+    # The engine whose scalar lane plain scalars join (see writer/scalar_stream), or None
+    # while the writer is not open: they are then submitted as any event.
+    scalar_engine: Any
+
+    def submit(  # make_event: an event maker (bytes), or a task for the writer's thread (None)
+        self, make_event: Callable[..., Any], args: tuple, wall_time: float, step: int, nbytes: int = 0
     ) -> None: ...
+
+    def flush(self) -> None: ...
 
 
 _INT64_MIN = -(1 << 63)
@@ -280,7 +287,7 @@ def _user_stacklevel() -> int:
     """The `stacklevel` for a `warnings.warn` called by the caller of this function that
     names the first frame outside summarylib (and contextlib, which runs `with` blocks):
     what Python 3.12's `skip_file_prefixes` does, on 3.11 too."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_SKIPPED_FILES):
         frame = frame.f_back

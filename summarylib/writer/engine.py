@@ -33,12 +33,14 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from summarylib.writer import records
 from summarylib.writer.backlog import Backlog
 from summarylib.writer.drain import FLUSH, Drain
-from summarylib.writer.event_file import EventFile
 from summarylib.writer.outcomes import WriterError, WriterStats, dropped, error_text
 from summarylib.writer.output import Output
+from summarylib.writer.run_files import RunFile
 from summarylib.writer.scalar_stream import FIELDS, LANE_EVENT_BYTES, ScalarStream
 
 __all__ = ["Engine", "WriterError", "WriterStats"]
@@ -70,7 +72,7 @@ class Engine(Drain):
     def __init__(
         self,
         name: str,
-        event_file: EventFile,
+        event_file: RunFile,
         max_queue: int = DEFAULT_MAX_QUEUE,
         flush_millis: int = DEFAULT_FLUSH_MILLIS,
         max_queue_bytes: int = DEFAULT_MAX_QUEUE_BYTES,
@@ -200,11 +202,12 @@ class Engine(Drain):
         with self._array_bytes_lock:
             self.warn_pending = False
             self._set_scalar_limit()
+        error = self._last_error  # set with warn_pending, by the failure to warn about
         log.warning(
             "summarylib writer %s: writing events failed: %s. Logging goes on; "
             "flush() and close() will raise this error; stats() counts the failures.",
             self.name,
-            error_text(self._last_error),
+            error_text(error) if error is not None else "an error",
         )
 
     def flush(self, fsync: bool = False, timeout: float = DEFAULT_CLOSE_TIMEOUT, quiet: bool = False) -> None:
@@ -312,7 +315,8 @@ class Engine(Drain):
         at close of what it kept and where) is named too."""
         error, self._unraised_error = self._unraised_error, None
         if error is not None:
-            latest = "" if self._last_error is error else f"; latest: {error_text(self._last_error)}"
+            last = self._last_error
+            latest = "" if last is None or last is error else f"; latest: {error_text(last)}"
             counts = self.stats()
             raise WriterError(
                 f"summarylib writer {self.name}: writing events failed: {error_text(error)}{latest} (so far "
@@ -352,7 +356,7 @@ class Engine(Drain):
             self._dropped += 1
             self._record_error(dropped(make_event, args, error))
 
-    def write_records(self, parts: list[bytes], count: int) -> None:
+    def write_records(self, parts: list[bytes | np.ndarray], count: int) -> None:
         """Write framed records (`count` events) to the file; errors are recorded."""
         try:
             replaced = self.file.reopen_if_deleted()
@@ -360,7 +364,8 @@ class Engine(Drain):
                 self._record_error(
                     FileNotFoundError(f"event file {replaced} was deleted; writing to {self.file.path}")
                 )
-            self.file.write(b"".join(parts))
+            # bytes.join takes any buffer; numpy's stubs do not say an ndarray is one.
+            self.file.write(b"".join(parts))  # type: ignore[arg-type]
         except OSError as error:  # the file keeps its whole records only (see EventFile)
             self._lost += count
             self._record_error(error)

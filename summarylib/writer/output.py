@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
+import numpy as np
+
 from summarylib.writer import records, scalar_stream
 from summarylib.writer.event_codec import BATCH_MAKERS
 
@@ -30,7 +32,7 @@ class Sink(Protocol):
 
     progressed_at: float  # when an event was last encoded (time.monotonic)
 
-    def write_records(self, parts: list[bytes], count: int) -> None:
+    def write_records(self, parts: list[bytes | np.ndarray], count: int) -> None:
         """Write framed records, `count` events, to the run's file."""
 
     def written_elsewhere(self) -> None:
@@ -50,12 +52,12 @@ class Output:
         self._write_secs = write_secs
         self._framer = framer
         self._deadline = time.monotonic() + write_secs
-        self._parts: list[bytes] = []
+        self._parts: list[bytes | np.ndarray] = []
         self._size = 0
         self._count = 0
         self._previous_event: bytes | None = None  # see event()
 
-    def add(self, framed: Iterable[bytes], count: int) -> None:
+    def add(self, framed: Iterable[bytes | np.ndarray], count: int) -> None:
         """Add `count` framed records, given as consecutive parts; write when a chunk is
         full or the flush interval has passed."""
         for part in framed:

@@ -26,11 +26,11 @@ from typing import Any
 
 from summarylib.writer import records
 from summarylib.writer.event_file import EventFile
-from summarylib.writer.rolling_file import RollingEventFile
-from summarylib.writer.run_files import open_run_file
+from summarylib.writer.run_files import open_lasting_file
 from summarylib.writer.segments import SegmentedEventFile
 
-RunFile = EventFile | RollingEventFile | SegmentedEventFile
+# A series's file keeps every event and can be suspended while idle (see run_files).
+SeriesFile = EventFile | SegmentedEventFile
 
 DEFAULT_MAX_OPEN = 32
 
@@ -50,8 +50,8 @@ class SeriesFiles:
         self.max_open = max_open
         self.filename_suffix = filename_suffix
         self.storage_options = storage_options
-        self._files: dict[str, RunFile] = {}
-        self._open: OrderedDict[str, RunFile] = OrderedDict()  # least recently written first
+        self._files: dict[str, SeriesFile] = {}
+        self._open: OrderedDict[str, SeriesFile] = OrderedDict()  # least recently written first
         self._lock = threading.Lock()
         self._deleted: list[str] = []  # notices of re-created files, not yet reported
         self.closed = False
@@ -64,7 +64,9 @@ class SeriesFiles:
                 raise RuntimeError(f"series file of {logdir}: written after close")
             event_file = self._files.get(logdir)
             if event_file is None:
-                event_file = open_run_file(logdir, self.filename_suffix, storage_options=self.storage_options)
+                event_file = open_lasting_file(
+                    logdir, self.filename_suffix, storage_options=self.storage_options
+                )
                 self._files[logdir] = event_file
             self._open[logdir] = event_file
             self._open.move_to_end(logdir)

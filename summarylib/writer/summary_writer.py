@@ -233,8 +233,9 @@ class SummaryWriter:
         self._closed = True
         self.submit = self._submit_after_close
         self.scalar_engine = None
-        if self._finalizer is not None and self._finalizer.detach() is not None:
-            lifecycle.release(self.logdir, self._engine, timeout)
+        engine = self._engine
+        if engine is not None and self._finalizer is not None and self._finalizer.detach() is not None:
+            lifecycle.release(self.logdir, engine, timeout)
         if context.pending_warnings:
             context.emit_pending_warnings()
 

@@ -73,7 +73,7 @@ class WriterCore:
         log_dir: str | os.PathLike | None = None,
         comment: str = "",
         purge_step: int | None = None,
-        max_queue: int = 10,
+        max_queue: int | None = 10,
         flush_secs: float = 120,
         filename_suffix: str = "",
         *,
@@ -96,7 +96,7 @@ class WriterCore:
         self.file_writer: FileWriter | None = None
         self.all_writers: dict[str, FileWriter] | None = None
         self.default_bins: list[float] = BUCKET_LIMITS[1:-1].tolist()
-        self._writer: _Writer | _ReopenOnWrite = _ReopenOnWrite(self)
+        self._writer: _Writer | _ReopenOnWrite | NoopSummaryWriter = _ReopenOnWrite(self)
         self._series: SeriesFiles | None = None
         self._own_run_has_hparams = False  # add_hparams: a run holds one session
         self._checked_tags: set[str] = set()  # tags checked already: a set lookup per call
@@ -107,8 +107,8 @@ class WriterCore:
         self.file_writer = FileWriter(self.log_dir, owner=self)
         self.all_writers = {self.log_dir: self.file_writer}
         if not self._writes:
-            self._writer = NoopSummaryWriter()
-            return self._writer
+            noop = self._writer = NoopSummaryWriter()
+            return noop
         writer = _Writer(
             self.log_dir,
             max_queue=self.max_queue,

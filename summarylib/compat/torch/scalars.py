@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import time
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -106,7 +106,7 @@ class ScalarMethods(WriterCore):
         elif type(walltime) is float and walltime - walltime == 0.0:  # finite
             wall_time = walltime
         else:
-            wall_time = check_wall_time("add_scalar", tag, walltime)
+            wall_time = cast(float, check_wall_time("add_scalar", tag, walltime))  # not None here
         if new_style is not False:
             new_style = check_flag("add_scalar", tag, "new_style", new_style)
             double_precision = check_flag("add_scalar", tag, "double_precision", double_precision)
