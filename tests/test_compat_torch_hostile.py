@@ -87,6 +87,27 @@ def test_walltimes_torch_takes_are_written_as_given(writer, walltime):
     assert value.wall_time == float(walltime)
 
 
+@pytest.mark.parametrize(
+    ("flush_secs", "kind"),
+    [(None, TypeError), ("120", TypeError), (True, TypeError), (float("nan"), ValueError)],
+)
+def test_a_flush_interval_that_is_no_finite_number_is_an_error_naming_it(tmp_path, flush_secs, kind):
+    # None was a raw "unsupported operand type(s) for *" from inside the constructor.
+    with pytest.raises(
+        kind, match=r"^summarylib\.SummaryWriter: argument 'flush_secs': expected a finite number"
+    ):
+        SummaryWriter(str(tmp_path), flush_secs=flush_secs)
+    assert not os.listdir(tmp_path)  # no run was started
+
+
+@pytest.mark.parametrize("flush_secs", [0, -1, 0.5, np.float32(2), 120])
+def test_flush_intervals_torch_takes_are_taken(tmp_path, flush_secs):
+    writer = SummaryWriter(str(tmp_path), flush_secs=flush_secs)
+    writer.add_scalar("loss", 1.0, 0)
+    writer.close()
+    assert [v.step for v in iter_values(str(tmp_path))] == [0]
+
+
 # 2a: strings --------------------------------------------------------------------------
 
 SURROGATE = "bad\ud800"

@@ -66,6 +66,21 @@ def check_wall_time(op: str, tag: Any, walltime: Any) -> float | None:
     )
 
 
+def check_seconds(op: str, argument: str, seconds: Any) -> float:
+    """`seconds` as a finite real number of seconds (`flush_secs`): any sign, as torch
+    takes it (nought or less flushes as often as the writer can)."""
+    real = isinstance(seconds, (int, float, np.integer, np.floating)) and not isinstance(seconds, bool)
+    if real and math.isfinite(seconds):
+        return float(seconds)
+    raise op_error(
+        ValueError if real else TypeError,
+        op,
+        None,
+        argument,
+        f"expected a finite number of seconds, got {type(seconds).__name__} {seconds!r:.80}",
+    )
+
+
 def check_flag(op: str, tag: Any, argument: str, flag: Any) -> bool:
     """A yes/no argument as a bool: a bool, numpy bool or int (an array's truth is
     ambiguous, and a string's is almost always a mistake)."""

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from summarylib.compat.legacy_histogram import BUCKET_LIMITS
-from summarylib.compat.torch.checks import check_tag, check_wall_time, serialized_proto
+from summarylib.compat.torch.checks import check_seconds, check_tag, check_wall_time, serialized_proto
 from summarylib.compat.torch.file_writer import FileWriter
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.summary_ops import queue_summary
@@ -89,7 +89,7 @@ class WriterCore:
         self.log_dir = run or self.log_dir
         self.purge_step = purge_step
         self.max_queue = max_queue
-        self.flush_secs = flush_secs
+        self.flush_secs = check_seconds("SummaryWriter", "flush_secs", flush_secs)
         self.filename_suffix = filename_suffix
         # torch's public attributes: the run's FileWriter and {log_dir: it}, None while
         # closed; the limits of add_histogram's bins="tensorflow" (TF 1.x's buckets).
