@@ -89,12 +89,18 @@ def test_walltimes_torch_takes_are_written_as_given(writer, walltime):
 
 @pytest.mark.parametrize(
     ("flush_secs", "kind"),
-    [(None, TypeError), ("120", TypeError), (True, TypeError), (float("nan"), ValueError)],
+    [
+        (None, TypeError),
+        ("120", TypeError),
+        (True, TypeError),
+        (float("nan"), ValueError),
+        (10**400, ValueError),
+    ],
 )
 def test_a_flush_interval_that_is_no_finite_number_is_an_error_naming_it(tmp_path, flush_secs, kind):
     # None was a raw "unsupported operand type(s) for *" from inside the constructor.
     with pytest.raises(
-        kind, match=r"^summarylib\.SummaryWriter: argument 'flush_secs': expected a finite number"
+        kind, match=r"^summarylib\.SummaryWriter: argument 'flush_secs': expected a (finite )?number"
     ):
         SummaryWriter(str(tmp_path), flush_secs=flush_secs)
     assert not os.listdir(tmp_path)  # no run was started

@@ -86,10 +86,15 @@ def sample_ratio(scanlines: np.ndarray) -> float:
     """How well filtered `scanlines` compress, judged on rows evenly spread over them as
     `choose_filter` judges (the fast deflate's output over its input): what picks the
     deflate when the filter is given, so data that does not compress is stored."""
-    height, length = scanlines.shape
-    count = min(height, max(_MIN_SAMPLE_ROWS, _SAMPLE_BYTES // length))
-    sample = scanlines[np.arange(count) * (height - 1) // max(count - 1, 1)]
+    sample = scanlines[_sample_rows(*scanlines.shape)]
     return len(fast(sample)) / sample.nbytes
+
+
+def _sample_rows(height: int, length: int) -> np.ndarray:
+    """The indices of the rows a sample is taken from: about _SAMPLE_BYTES of rows of
+    `length` bytes, at least _MIN_SAMPLE_ROWS, evenly spread (distinct: at most `height`)."""
+    count = min(height, max(_MIN_SAMPLE_ROWS, _SAMPLE_BYTES // length))
+    return np.arange(count) * (height - 1) // max(count - 1, 1)
 
 
 def choose_filter(rows: np.ndarray, bpp: int) -> tuple[int, float]:
@@ -99,9 +104,8 @@ def choose_filter(rows: np.ndarray, bpp: int) -> tuple[int, float]:
     libpng's measure), the one whose sample the fast deflate makes smaller; on very
     redundant samples the first of them, if it beats None by a margin; None where nothing
     compresses."""
-    height, length = rows.shape
-    count = min(height, max(_MIN_SAMPLE_ROWS, _SAMPLE_BYTES // length))
-    sample = np.arange(count) * (height - 1) // max(count - 1, 1)  # distinct, as count <= height
+    length = rows.shape[1]
+    sample = _sample_rows(*rows.shape)
     # Each sampled row below the row above it (zeros above the first), as a padded 2-row image.
     padded = np.zeros((len(sample), 2, length + bpp), np.uint8)
     padded[:, 1, bpp:] = rows[sample]

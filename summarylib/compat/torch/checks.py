@@ -69,15 +69,11 @@ def check_wall_time(op: str, tag: Any, walltime: Any) -> float | None:
 def check_seconds(op: str, argument: str, seconds: Any) -> float:
     """`seconds` as a finite real number of seconds (`flush_secs`): any sign, as torch
     takes it (nought or less flushes as often as the writer can)."""
-    real = isinstance(seconds, (int, float, np.integer, np.floating)) and not isinstance(seconds, bool)
-    if real and math.isfinite(seconds):
-        return float(seconds)
+    value = real_number(op, None, argument, seconds)
+    if math.isfinite(value):
+        return value
     raise op_error(
-        ValueError if real else TypeError,
-        op,
-        None,
-        argument,
-        f"expected a finite number of seconds, got {type(seconds).__name__} {seconds!r:.80}",
+        ValueError, op, None, argument, f"expected a finite number of seconds, got {seconds!r:.80}"
     )
 
 
