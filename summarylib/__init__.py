@@ -20,8 +20,6 @@ from summarylib.dashboards.mesh import mesh
 from summarylib.proto.graph_pb2 import GraphDef, NodeDef
 from summarylib.summary_ops import (
     audio,
-    create_file_writer,
-    flush,
     histogram,
     image,
     pr_curve,
@@ -30,6 +28,7 @@ from summarylib.summary_ops import (
     write,
     write_raw_pb,
 )
+from summarylib.writer.api import create_file_writer, flush
 from summarylib.writer.context import get_step, record_if, set_step, should_record_summaries
 from summarylib.writer.engine import WriterError, WriterStats
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter

@@ -31,7 +31,7 @@ from typing import Any
 from summarylib.ops import hparams as encoding
 from summarylib.ops.hparams_domains import Discrete, Domain, HParam, IntInterval, Metric, RealInterval
 from summarylib.proto import summary_pb2
-from summarylib.summary_ops import queue_summary, recording_writer
+from summarylib.writer.queue import queue_summary, recording_writer
 
 # TensorFlow writes every hparams record at step 0.
 _STEP = 0

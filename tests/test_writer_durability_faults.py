@@ -225,7 +225,7 @@ def test_recycled_snapshot_memory_never_mixes_up_events(logdir):
 def test_snapshot_pool_reuses_released_memory_and_forgets_unreleased():
     import gc
 
-    from summarylib.ops.convert import SnapshotPool
+    from summarylib.writer.snapshots import SnapshotPool
 
     pool = SnapshotPool()
     data = np.arange(50_000.0)

@@ -33,8 +33,9 @@ from summarylib.ops import generic as generic_encoding
 from summarylib.ops import histogram as histogram_encoding
 from summarylib.ops import image as image_encoding
 from summarylib.ops.convert import as_float
-from summarylib.summary_ops import flush, queue_summary, recording_writer
+from summarylib.writer.api import flush
 from summarylib.writer.context import Condition, coerce_step, evaluate, input_error
+from summarylib.writer.queue import queue_summary, recording_writer
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 
 __all__ = [

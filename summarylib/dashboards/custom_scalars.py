@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from summarylib.ops import custom_scalars as encoding
-from summarylib.summary_ops import queue_summary, recording_writer
 from summarylib.writer.context import get_step
+from summarylib.writer.queue import queue_summary, recording_writer
 
 
 def custom_scalars(layout: Any, step: Any = None) -> bool:

@@ -8,9 +8,9 @@ from typing import Any
 
 from summarylib.ops import embedding as embedding_encoding
 from summarylib.ops.errors import check_name
-from summarylib.summary_ops import queue_task, recording_writer
 from summarylib.writer.context import resolve_step
 from summarylib.writer.filesystems import join, read_text, replace_atomically
+from summarylib.writer.queue import queue_task, recording_writer
 
 # Adding to a config is read-modify-write: one at a time in this process.
 _config_lock = threading.Lock()

@@ -6,8 +6,8 @@ import time
 from typing import Any
 
 from summarylib.ops.graph import graph_def_bytes, graph_event
-from summarylib.summary_ops import recording_writer
 from summarylib.writer.context import emit_pending_warnings, pending_warnings, resolve_step
+from summarylib.writer.queue import recording_writer
 
 
 def graph(graph_def: Any, step: Any = 0) -> bool:

@@ -7,8 +7,8 @@ from typing import Any
 
 from summarylib.ops import mesh as mesh_encoding
 from summarylib.ops.errors import check_name
-from summarylib.summary_ops import queue_summary, recording_writer
 from summarylib.writer.context import resolve_step
+from summarylib.writer.queue import queue_summary, recording_writer
 
 
 def mesh(

@@ -27,8 +27,8 @@ import numpy as np
 from summarylib.integrations import watch_remote
 from summarylib.ops import histogram
 from summarylib.ops.tensor_grid import GridLayout, WindowVariance, grid_summary, layout
-from summarylib.summary_ops import queue_summary
 from summarylib.writer.context import WRITER_THREAD_PREFIX
+from summarylib.writer.queue import queue_summary
 from summarylib.writer.summary_writer import SummaryWriter
 
 KINDS = ("parameters", "gradients", "activations")

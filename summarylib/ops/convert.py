@@ -11,13 +11,12 @@ op, tag and argument, with the object's exception as `__cause__`.
 
 from __future__ import annotations
 
-import threading
-import weakref
 from typing import Any
 
 import numpy as np
 
 from summarylib.ops.errors import op_error, wrapped_error
+from summarylib.writer.snapshots import snapshot_pool
 
 
 def _from_tensor_methods(data: Any) -> np.ndarray | None:
@@ -176,60 +175,6 @@ def _real(op: str, tag: str, argument: str, value: Any) -> float:
 
 
 _FRESH_SOURCES = (list, tuple, int, float, bool, complex, str, bytes, np.generic)
-
-
-class SnapshotPool:
-    """Recycles the memory of large snapshots.
-
-    A snapshot of a large array copied into freshly allocated memory pays a page fault
-    per 4 KiB page, five times the cost of the copy itself; a training loop snapshots
-    arrays of the same size every step, so the memory of snapshots already written is
-    handed back (`release`) and reused. Numeric arrays only: object arrays hold
-    references that must not be recycled.
-    """
-
-    MIN_BYTES = 1 << 16
-
-    def __init__(self, max_free_bytes: int = 32 << 20) -> None:
-        self._max_free_bytes = max_free_bytes
-        self._free: list[np.ndarray] = []
-        self._free_bytes = 0
-        # Buffers of copies not yet released; an entry goes when its copy is garbage
-        # collected unreleased (copies made for encode() or the compat layers).
-        self._issued: weakref.WeakValueDictionary[int, np.ndarray] = weakref.WeakValueDictionary()
-        self._lock = threading.Lock()
-
-    def copy(self, array: np.ndarray) -> np.ndarray:
-        """A copy of `array`, in recycled memory when there is some of its size."""
-        size = array.nbytes
-        if size < self.MIN_BYTES or array.dtype.kind not in "biufc":
-            return array.copy()
-        buffer = None
-        with self._lock:
-            for index, candidate in enumerate(self._free):
-                if candidate.nbytes == size:
-                    buffer = self._free.pop(index)
-                    self._free_bytes -= size
-                    break
-        if buffer is None:
-            buffer = np.empty(size, dtype=np.uint8)
-        copy = buffer.view(array.dtype).reshape(array.shape)
-        np.copyto(copy, array)
-        with self._lock:
-            self._issued[id(buffer)] = buffer
-        return copy
-
-    def release(self, array: object) -> None:
-        """`array`, a copy made here, will not be used again: its memory may be reused."""
-        base = getattr(array, "base", None)
-        with self._lock:
-            buffer = self._issued.pop(id(base), None)
-            if buffer is not None and self._free_bytes + buffer.nbytes <= self._max_free_bytes:
-                self._free.append(buffer)
-                self._free_bytes += buffer.nbytes
-
-
-snapshot_pool = SnapshotPool()
 
 
 def snapshot(array: np.ndarray, data: Any) -> np.ndarray:

@@ -32,7 +32,7 @@ from summarylib.ops import pr_curve as pr_curve_encoding
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
 from summarylib.ops.graph import graph_def_bytes, graph_event
-from summarylib.summary_ops import queue_task
+from summarylib.writer.queue import queue_task
 
 TORCH_NUM_THRESHOLDS = 127
 _PR_ROWS = ("true_positive_counts", "false_positive_counts", "true_negative_counts", "false_negative_counts")

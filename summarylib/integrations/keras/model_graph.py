@@ -14,7 +14,7 @@ from typing import Any
 from summarylib.ops import generic
 from summarylib.ops.errors import op_error
 from summarylib.proto import summary_pb2
-from summarylib.summary_ops import queue_summary, recording_writer
+from summarylib.writer.queue import queue_summary, recording_writer
 
 PLUGIN_NAME = "graph_keras_model"
 TAG = "keras"

@@ -15,7 +15,7 @@ import numpy as np
 from summarylib.integrations.watch_views import KindViews
 from summarylib.ops import scalar as scalar_encoding
 from summarylib.ops import text as text_encoding
-from summarylib.summary_ops import queue_summary, recording_writer
+from summarylib.writer.queue import queue_summary, recording_writer
 from summarylib.writer.summary_writer import SummaryWriter
 
 _NAME = "summarylib.integrations.keras.Watch"

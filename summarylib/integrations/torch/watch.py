@@ -23,7 +23,7 @@ from summarylib.integrations.torch.watch_numerics import NonFinite, NumericsChec
 from summarylib.integrations.watch_views import KINDS, KindViews
 from summarylib.ops import scalar as scalar_encoding
 from summarylib.ops import text as text_encoding
-from summarylib.summary_ops import queue_summary, recording_writer
+from summarylib.writer.queue import queue_summary, recording_writer
 from summarylib.writer.summary_writer import SummaryWriter
 
 _OP = "integrations.torch.watch"

@@ -37,7 +37,7 @@ from summarylib.ops.tensor_grid import (
     GridLayout,
     pixels_summary,
 )
-from summarylib.summary_ops import queue_summary
+from summarylib.writer.queue import queue_summary
 from summarylib.writer.summary_writer import SummaryWriter
 
 _LEVELS = 254
