@@ -12,6 +12,7 @@ from typing import Any, cast
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from summarylib.format.wire import INT64_MAX, INT64_MIN
 from summarylib.ops import audio as audio_encoding
 from summarylib.ops import generic
 from summarylib.ops import histogram as histogram_encoding
@@ -52,7 +53,6 @@ def recording_writer() -> SummaryWriter | None:
 _scalar_event = scalar_encoding.scalar_event
 _V2_COLUMNS = scalar_encoding.V2_COLUMNS
 _now = time.time
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def scalar(name: str, data: Any, step: Any = None, description: str | None = None) -> bool:
@@ -71,7 +71,7 @@ def scalar(name: str, data: Any, step: Any = None, description: str | None = Non
         return False
     tag = name if type(name) is str and name in valid_tags else check_name("scalar", name)
     value = data if type(data) is float else as_float("scalar", tag, "data", data)
-    if type(step) is not int or not _INT64_MIN <= step <= _INT64_MAX:
+    if type(step) is not int or not INT64_MIN <= step <= INT64_MAX:
         step = resolve_step("scalar", tag, step)
     if description is not None:
         check_description("scalar", tag, description)

@@ -15,27 +15,33 @@ import struct
 
 import numpy as np
 
+from summarylib.format.wire import (
+    EVENT_STEP,
+    EVENT_SUMMARY,
+    SUMMARY_VALUE,
+    VALUE_SIMPLE_VALUE,
+    VALUE_TAG,
+    WALL_TIME,
+    WALL_TIME_KEY,
+    length_delimited,
+    varint,
+)
 from summarylib.ops import scalar as scalar_encoding
 from summarylib.ops.scalar import float32_bytes
-from summarylib.writer.event_codec import BATCH_MAKERS, event_head, length_delimited, varint
+from summarylib.writer.event_codec import BATCH_MAKERS, event_head
 
 _FLOAT32 = struct.Struct("<f")
-_WALL_TIME = struct.Struct("<Bd")  # Event.wall_time's key, then the double
-_SIMPLE_VALUE_KEY = b"\x15"  # Summary.Value.simple_value: field 2, fixed32
-_VALUE_TAG = b"\x0a"  # Summary.Value.tag
-_SUMMARY_VALUE = b"\x0a"  # Summary.value
-_EVENT_SUMMARY = b"\x2a"  # Event.summary
 
 
 @functools.lru_cache(maxsize=4096)
 def _before_value(tag: str) -> bytes:
     """The bytes of a simple_value event after its wall time and step and before its four
     value bytes (the last field: nothing follows them)."""
-    tag_field = length_delimited(_VALUE_TAG, tag.encode("utf-8"))
+    tag_field = length_delimited(VALUE_TAG, tag.encode("utf-8"))
     value_size = len(tag_field) + 1 + 4
-    summary_head = _SUMMARY_VALUE + varint(value_size)
+    summary_head = SUMMARY_VALUE + varint(value_size)
     summary_size = len(summary_head) + value_size
-    return _EVENT_SUMMARY + varint(summary_size) + summary_head + tag_field + _SIMPLE_VALUE_KEY
+    return EVENT_SUMMARY + varint(summary_size) + summary_head + tag_field + VALUE_SIMPLE_VALUE
 
 
 def simple_value_event(wall_time: float, step: int, tag: str, value: float) -> bytes:
@@ -48,7 +54,9 @@ def simple_value_event(wall_time: float, step: int, tag: str, value: float) -> b
     except OverflowError:
         packed = float32_bytes(value)
     if wall_time > 0 and 0 < step < 0x80:  # the usual case early in a run, without calls
-        return b"".join((_WALL_TIME.pack(9, wall_time), b"\x10", bytes((step,)), _before_value(tag), packed))
+        return b"".join(
+            (WALL_TIME.pack(WALL_TIME_KEY, wall_time), EVENT_STEP, bytes((step,)), _before_value(tag), packed)
+        )
     return b"".join((event_head(wall_time, step), _before_value(tag), packed))
 
 

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.format.tensor import make_tensor_proto
 from summarylib.ops.batch import as_batch, check_max_outputs, first, string_tensor_summary
 from summarylib.ops.convert import as_array, as_float
 from summarylib.ops.errors import check_description, op_error
-from summarylib.ops.tensor import make_tensor_proto
 from summarylib.proto import plugin_data_pb2, summary_pb2, tensor_pb2
 from summarylib.writer.context import warn_user_once
 

@@ -9,19 +9,22 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.format.wire import (
+    SUMMARY_VALUE,
+    VALUE_METADATA,
+    VALUE_TAG,
+    VALUE_TENSOR,
+    length_delimited,
+    varint,
+)
 from summarylib.ops.convert import snapshot
 from summarylib.ops.errors import op_error
-from summarylib.writer.event_codec import length_delimited, varint
 
 _DT_STRING = b"\x08\x07"  # TensorProto.dtype = DT_STRING
 _SHAPE = b"\x12"  # TensorProto.tensor_shape
 _DIM = b"\x12"  # TensorShapeProto.dim
 _DIM_SIZE = b"\x08"  # TensorShapeProto.Dim.size
 _STRING_VAL = b"\x42"  # TensorProto.string_val
-_VALUE_TAG = b"\x0a"  # Summary.Value.tag
-_VALUE_TENSOR = b"\x42"  # Summary.Value.tensor
-_VALUE_METADATA = b"\x4a"  # Summary.Value.metadata
-_SUMMARY_VALUE = b"\x0a"  # Summary.value
 
 
 def check_max_outputs(op: str, tag: str, max_outputs: object) -> int:
@@ -85,7 +88,7 @@ def string_tensor_summary(tag: str, shape: tuple[int, ...], strings: list[bytes]
     for string in strings:
         tensor += (_STRING_VAL, varint(len(string)), string)
     tensor_size = sum(map(len, tensor))
-    value_head = length_delimited(_VALUE_TAG, tag.encode("utf-8")) + _VALUE_TENSOR + varint(tensor_size)
-    value_tail = length_delimited(_VALUE_METADATA, metadata)
+    value_head = length_delimited(VALUE_TAG, tag.encode("utf-8")) + VALUE_TENSOR + varint(tensor_size)
+    value_tail = length_delimited(VALUE_METADATA, metadata)
     value_size = len(value_head) + tensor_size + len(value_tail)
-    return b"".join([_SUMMARY_VALUE, varint(value_size), value_head, *tensor, value_tail])
+    return b"".join([SUMMARY_VALUE, varint(value_size), value_head, *tensor, value_tail])

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from summarylib.format.tensor import WRITABLE_DTYPES, make_tensor_proto
 from summarylib.ops.convert import as_array, snapshot
 from summarylib.ops.errors import check_text, op_error
 from summarylib.ops.summary import summary_bytes
-from summarylib.ops.tensor import WRITABLE_DTYPES, make_tensor_proto
 from summarylib.proto import summary_pb2
 
 

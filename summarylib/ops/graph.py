@@ -14,11 +14,10 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
+from summarylib.format.wire import EVENT_GRAPH_DEF, length_delimited
 from summarylib.ops.errors import op_error, wrapped_error
 from summarylib.proto import graph_pb2
-from summarylib.writer.event_codec import event_head, length_delimited
-
-_GRAPH_DEF_KEY = b"\x22"  # Event field 4, length-delimited
+from summarylib.writer.event_codec import event_head
 
 
 def graph_def_bytes(graph_def: Any, op: str = "graph") -> bytes:
@@ -69,4 +68,4 @@ def _is_graph_def_message(value: Any) -> bool:
 
 def graph_event(wall_time: float, step: int, graph_def: bytes) -> bytes:
     """Serialized `Event{wall_time, step, graph_def}`: an event maker for the writer's queue."""
-    return event_head(wall_time, step) + length_delimited(_GRAPH_DEF_KEY, graph_def)
+    return event_head(wall_time, step) + length_delimited(EVENT_GRAPH_DEF, graph_def)

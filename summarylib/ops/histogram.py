@@ -41,10 +41,10 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.format.tensor import make_tensor_proto
 from summarylib.ops.convert import as_real_array, snapshot
 from summarylib.ops.errors import check_description, check_name, op_error
 from summarylib.ops.summary import summary_bytes
-from summarylib.ops.tensor import make_tensor_proto
 from summarylib.proto import summary_pb2, tensor_pb2
 from summarylib.writer.context import warn_user_once
 

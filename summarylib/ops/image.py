@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.format.tensor import make_tensor_proto
 from summarylib.ops.batch import as_batch, check_max_outputs, first, string_tensor_summary
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import check_description, op_error
 from summarylib.ops.png import encode_png
-from summarylib.ops.tensor import make_tensor_proto
 from summarylib.proto import summary_pb2, tensor_pb2
 
 PLUGIN_NAME = "images"

@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.format.tensor import make_tensor_proto
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import check_description, op_error
 from summarylib.ops.summary import summary_bytes
-from summarylib.ops.tensor import make_tensor_proto
 from summarylib.proto import mesh_pb2, summary_pb2, tensor_pb2
 
 PLUGIN_NAME = "mesh"

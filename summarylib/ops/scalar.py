@@ -17,19 +17,25 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.format.wire import (
+    EVENT_STEP,
+    EVENT_SUMMARY,
+    SUMMARY_VALUE,
+    VALUE_METADATA,
+    VALUE_TAG,
+    WALL_TIME,
+    WALL_TIME_KEY,
+    length_delimited,
+    varint,
+)
 from summarylib.proto import summary_pb2, tensor_pb2, types_pb2
-from summarylib.writer.event_codec import BATCH_MAKERS, event_head, length_delimited, varint
+from summarylib.writer.event_codec import BATCH_MAKERS, event_head
 
 PLUGIN_NAME = "scalars"
 
 _FLOAT32 = struct.Struct("<f")
-_WALL_TIME = struct.Struct("<Bd")  # Event.wall_time's key, then the double
 # TensorProto{dtype: DT_FLOAT, tensor_shape: {}, tensor_content: <4 bytes>} up to its content.
 _TENSOR_FIELD = b"\x42\x0a\x08\x01\x12\x00\x22\x04"
-_VALUE_TAG = b"\x0a"  # Summary.Value.tag
-_VALUE_METADATA = b"\x4a"  # Summary.Value.metadata
-_SUMMARY_VALUE = b"\x0a"  # Summary.value
-_EVENT_SUMMARY = b"\x2a"  # Event.summary
 
 
 def create_metadata(description: str | None = None) -> summary_pb2.SummaryMetadata:
@@ -58,12 +64,12 @@ def float32_bytes(value: float) -> bytes:
 def _around_value(tag: str, description: str | None) -> tuple[bytes, bytes]:
     """The bytes of a scalar event after its wall time and step and before its 4 value
     bytes, and the bytes after them: built once per tag."""
-    tag_field = length_delimited(_VALUE_TAG, tag.encode("utf-8"))
-    metadata_field = length_delimited(_VALUE_METADATA, create_metadata(description).SerializeToString())
+    tag_field = length_delimited(VALUE_TAG, tag.encode("utf-8"))
+    metadata_field = length_delimited(VALUE_METADATA, create_metadata(description).SerializeToString())
     value_size = len(tag_field) + len(_TENSOR_FIELD) + 4 + len(metadata_field)
-    summary_head = _SUMMARY_VALUE + varint(value_size)
+    summary_head = SUMMARY_VALUE + varint(value_size)
     summary_size = len(summary_head) + value_size
-    return _EVENT_SUMMARY + varint(summary_size) + summary_head + tag_field + _TENSOR_FIELD, metadata_field
+    return EVENT_SUMMARY + varint(summary_size) + summary_head + tag_field + _TENSOR_FIELD, metadata_field
 
 
 def scalar_event(wall_time: float, step: int, tag: str, value: float, description: str | None) -> bytes:
@@ -76,7 +82,9 @@ def scalar_event(wall_time: float, step: int, tag: str, value: float, descriptio
         packed = float32_bytes(value)
     if wall_time > 0 and 0 < step < 0x200000:  # the usual case, without calls
         step_bytes = bytes((step,)) if step < 0x80 else varint(step)
-        return b"".join((_WALL_TIME.pack(9, wall_time), b"\x10", step_bytes, before, packed, after))
+        return b"".join(
+            (WALL_TIME.pack(WALL_TIME_KEY, wall_time), EVENT_STEP, step_bytes, before, packed, after)
+        )
     return b"".join((event_head(wall_time, step), before, packed, after))
 
 
@@ -97,9 +105,9 @@ def _event_rows(
     step_end = 10 + varint_length
     value_start = step_end + len(before)
     rows = np.empty((count, value_start + 4 + len(after)), np.uint8)
-    rows[:, 0] = 0x09
+    rows[:, 0] = WALL_TIME_KEY
     rows[:, 1:9] = walls.astype("<f8").view(np.uint8).reshape(count, 8)
-    rows[:, 9] = 0x10
+    rows[:, 9] = EVENT_STEP[0]
     for index in range(varint_length):
         digit = (steps >> (7 * index)) & 0x7F
         rows[:, 10 + index] = digit | (0x80 if index < varint_length - 1 else 0)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from summarylib.format.wire import FIXED32, FIXED64, LENGTH_DELIMITED, VARINT
 from summarylib.proto import event_pb2, summary_pb2, types_pb2
 from summarylib.reading.plugins import plugin_claim
 
@@ -38,11 +39,11 @@ def _fields(data: bytes, start: int, end: int) -> dict[int, tuple[int, int, int]
     while pos < end:
         key, pos = _varint(data, pos, end)
         number, wire = key >> 3, key & 7
-        if wire == 0:
+        if wire == VARINT:
             value_start, (_, pos) = pos, _varint(data, pos, end)
-        elif wire in (1, 5):
-            value_start, pos = pos, pos + (8 if wire == 1 else 4)
-        elif wire == 2:
+        elif wire in (FIXED64, FIXED32):
+            value_start, pos = pos, pos + (8 if wire == FIXED64 else 4)
+        elif wire == LENGTH_DELIMITED:
             length, value_start = _varint(data, pos, end)
             pos = value_start + length
         else:
@@ -61,8 +62,8 @@ def _only(fields: dict, allowed: dict[int, int]) -> bool:
 # Where a float32/float64 scalar TensorProto keeps its value: {dtype: {(field, wire type): size}}
 # for tensor_content, packed float_val/double_val and unpacked float_val/double_val.
 _SCALAR_VALUE_FIELDS: dict[int, dict[tuple[int, int], int]] = {
-    types_pb2.DT_FLOAT: {(4, 2): 4, (5, 2): 4, (5, 5): 4},
-    types_pb2.DT_DOUBLE: {(4, 2): 8, (6, 2): 8, (6, 1): 8},
+    types_pb2.DT_FLOAT: {(4, LENGTH_DELIMITED): 4, (5, LENGTH_DELIMITED): 4, (5, FIXED32): 4},
+    types_pb2.DT_DOUBLE: {(4, LENGTH_DELIMITED): 8, (6, LENGTH_DELIMITED): 8, (6, FIXED64): 8},
 }
 
 
@@ -70,7 +71,7 @@ def _tensor_value_column(payload: bytes, start: int, end: int) -> tuple[int, np.
     """Where the one value of a float32/float64 TensorProto of shape [] lies, and its dtype;
     None for any other tensor."""
     fields = _fields(payload, start, end)
-    if fields.get(1, (None,))[0] != 0 or fields.get(2, (2,))[0] != 2:
+    if fields.get(1, (None,))[0] != VARINT or fields.get(2, (LENGTH_DELIMITED,))[0] != LENGTH_DELIMITED:
         return None
     dtype, _ = _varint(payload, fields[1][1], fields[1][2])
     if dtype not in _SCALAR_VALUE_FIELDS or (2 in fields and fields[2][1] != fields[2][2]):
@@ -147,12 +148,12 @@ def _event_layout(payload: bytes) -> tuple[int, tuple[int, int], int, int] | Non
     """(wall column, step column and width, value start, value end) of a single-value summary
     event with nothing but wall_time, step and summary; None for any other event."""
     event = _fields(payload, 0, len(payload))
-    if 5 not in event or not _only(event, {1: 1, 2: 0, 5: 2}):
+    if 5 not in event or not _only(event, {1: FIXED64, 2: VARINT, 5: LENGTH_DELIMITED}):
         return None
     wall = event[1][1] if 1 in event else -1
     step = (event[2][1], event[2][2] - event[2][1]) if 2 in event else (-1, 0)
     summary = _fields(payload, event[5][1], event[5][2])
-    if list(summary) != [1] or summary[1][0] != 2:
+    if list(summary) != [1] or summary[1][0] != LENGTH_DELIMITED:
         return None
     return wall, step, summary[1][1], summary[1][2]
 
@@ -166,7 +167,8 @@ def scalar_shape(payload: bytes) -> ScalarShape | None:
             return None
         wall, step, start, end = layout
         fields = _fields(payload, start, end)
-        if not _only(fields, {1: 2, 2: 5, 8: 2, 9: 2}) or (2 in fields) == (8 in fields) or 1 not in fields:
+        allowed = {1: LENGTH_DELIMITED, 2: FIXED32, 8: LENGTH_DELIMITED, 9: LENGTH_DELIMITED}
+        if not _only(fields, allowed) or (2 in fields) == (8 in fields) or 1 not in fields:
             return None
         if 2 in fields:
             kind, column, dtype = "simple_value", fields[2][1], np.dtype("<f4")

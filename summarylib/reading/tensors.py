@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from summarylib.ops.tensor import NUMPY_DTYPES
+from summarylib.format.tensor import NUMPY_DTYPES
 from summarylib.proto import tensor_pb2, types_pb2
 
 FILL_LIMIT = 64

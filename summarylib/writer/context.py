@@ -20,6 +20,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from summarylib.format.wire import INT64_MAX, INT64_MIN
+
 Condition = bool | Callable[[], Any]
 
 
@@ -38,9 +40,6 @@ class DefaultWriter(Protocol):
 
     def flush(self) -> None: ...
 
-
-_INT64_MIN = -(1 << 63)
-_INT64_MAX = (1 << 63) - 1
 
 default_writer: ContextVar[DefaultWriter | None] = ContextVar("summarylib_writer", default=None)
 default_step: ContextVar[int | None] = ContextVar("summarylib_step", default=None)
@@ -79,7 +78,7 @@ def coerce_step(step: Any, argument: str = "step", api: str = "set_step", tag: s
     is read at the call: changing it later changes nothing already logged.
     """
     value = _step_value(step, argument, api, tag, unwrap=True)
-    if not _INT64_MIN <= value <= _INT64_MAX:
+    if not INT64_MIN <= value <= INT64_MAX:
         raise input_error(
             ValueError, api, tag, argument, f"expected an integer that fits in int64, got {value}"
         )
@@ -227,7 +226,7 @@ def resolve_step(op: str, tag: str | None, step: Any) -> int:
                 "summarylib.set_step(step), or use writer.as_default(step=...))",
             )
         return step
-    if type(step) is int and _INT64_MIN <= step <= _INT64_MAX:
+    if type(step) is int and INT64_MIN <= step <= INT64_MAX:
         return step
     return coerce_step(step, "step", op, tag)
 

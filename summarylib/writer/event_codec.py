@@ -13,40 +13,13 @@ writes them, so a parse and re-serialization gives the same bytes
 from __future__ import annotations
 
 import math
-import struct
 from collections.abc import Callable
 from typing import Any
 
-_WALL_TIME = struct.Struct("<Bd")  # field 1 (fixed64) key, then the double
-_STEP_KEY = b"\x10"  # field 2, varint
-_SUMMARY_KEY = b"\x2a"  # field 5, length-delimited
-_U64 = (1 << 64) - 1
-
-
-def varint(value: int) -> bytes:
-    """Protobuf base-128 varint; negative int64 values take ten bytes, as in protobuf."""
-    if 0 <= value < 0x80:
-        return bytes((value,))
-    if 0 < value < 0x4000:
-        return bytes((value & 0x7F | 0x80, value >> 7))
-    if 0 < value < 0x200000:
-        return bytes((value & 0x7F | 0x80, (value >> 7) & 0x7F | 0x80, value >> 14))
-    value &= _U64
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def length_delimited(field_key: bytes, payload: bytes) -> bytes:
-    """A length-delimited field: key, varint length, payload."""
-    return field_key + varint(len(payload)) + payload
-
+from summarylib.format.wire import EVENT_STEP, EVENT_SUMMARY, WALL_TIME, WALL_TIME_KEY, varint
 
 # Summary field keys with their length, for the lengths summaries usually have.
-_SUMMARY_HEADS = [_SUMMARY_KEY + varint(n) for n in range(1 << 12)]
+_SUMMARY_HEADS = [EVENT_SUMMARY + varint(n) for n in range(1 << 12)]
 
 
 def event_head(wall_time: float, step: int) -> bytes:
@@ -54,15 +27,15 @@ def event_head(wall_time: float, step: int) -> bytes:
     -0.0, as protobuf does)."""
     if wall_time or math.copysign(1.0, wall_time) < 0:
         if step:
-            return _WALL_TIME.pack(9, wall_time) + _STEP_KEY + varint(step)
-        return _WALL_TIME.pack(9, wall_time)
-    return _STEP_KEY + varint(step) if step else b""
+            return WALL_TIME.pack(WALL_TIME_KEY, wall_time) + EVENT_STEP + varint(step)
+        return WALL_TIME.pack(WALL_TIME_KEY, wall_time)
+    return EVENT_STEP + varint(step) if step else b""
 
 
 def summary_event(wall_time: float, step: int, summary: bytes) -> bytes:
     """Serialized `Event{wall_time, step, summary}`."""
     size = len(summary)
-    head = _SUMMARY_HEADS[size] if size < 4096 else _SUMMARY_KEY + varint(size)
+    head = _SUMMARY_HEADS[size] if size < 4096 else EVENT_SUMMARY + varint(size)
     return b"".join((event_head(wall_time, step), head, summary))
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from summarylib.compat.legacy_histogram import BUCKET_LIMITS
 from summarylib.compat.torch.checks import check_seconds, check_tag, check_wall_time, serialized_proto
 from summarylib.compat.torch.file_writer import FileWriter
+from summarylib.format.wire import INT64_MAX, INT64_MIN
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.summary_ops import queue_summary
 from summarylib.writer.context import coerce_step
@@ -29,8 +30,6 @@ from summarylib.writer.series_files import SeriesFiles
 from summarylib.writer.summary_writer import NoopSummaryWriter
 from summarylib.writer.summary_writer import SummaryWriter as _Writer
 
-# A step in this range and of type int is used as it is (the hot paths check it inline).
-INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 _MAX_CHECKED_TAGS = 65536  # the cache of checked tags is emptied when it grows past this
 
 
