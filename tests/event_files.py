@@ -12,12 +12,12 @@ import numpy as np
 
 import summarylib as sl
 from summarylib.decoding import PrCurve, decode_value
+from summarylib.format import records
 from summarylib.proto import event_pb2, summary_pb2, tensor_pb2, types_pb2
 from summarylib.reader import (
     find_runs,
     iter_events,
 )
-from summarylib.writer import records
 
 LEGACY_PLUGINS = {"simple_value": "scalars", "histo": "histograms", "image": "images", "audio": "audio"}
 

@@ -187,8 +187,8 @@ while True:  # as fast as it can: faster than the writer's thread on a loaded ma
 def _batch_encode_seconds() -> float:
     """What the writer's thread takes here to encode and frame one batch of scalars (the
     most it encodes before it can write), the best of a few tries."""
+    from summarylib.format import records
     from summarylib.ops.scalar import scalar_events
-    from summarylib.writer import records
     from summarylib.writer.drain import MAX_RUN
 
     items = [(1.0, step, ("t", 0.0, None)) for step in range(1, MAX_RUN + 1)]

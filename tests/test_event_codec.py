@@ -8,10 +8,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from summarylib.format import records
 from summarylib.format.wire import varint
 from summarylib.ops import scalar as scalar_encoding
 from summarylib.proto import event_pb2, summary_pb2
-from summarylib.writer import records
 from summarylib.writer.event_codec import summary_event
 
 int64s = st.integers(-(2**63), 2**63 - 1)

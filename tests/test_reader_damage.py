@@ -11,6 +11,7 @@ import crc32c
 import numpy as np
 import pytest
 
+from summarylib.format import batch_crc, records
 from summarylib.reader import (
     CORRUPT,
     TRUNCATED,
@@ -21,7 +22,6 @@ from summarylib.reader import (
     iter_values,
 )
 from summarylib.reading import resync
-from summarylib.writer import batch_crc, records
 from tests.event_files import damage, flip, record_offsets, write_scalars
 
 

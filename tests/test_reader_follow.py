@@ -8,13 +8,13 @@ import os
 import numpy as np
 
 import summarylib as sl
+from summarylib.format import records
 from summarylib.proto import summary_pb2
 from summarylib.reader import (
     TRUNCATED,
     Reader,
     load_table,
 )
-from summarylib.writer import records
 from tests.event_files import event, event_path, metadata, scalar_event, write_events, write_scalars
 
 # Follow mode -------------------------------------------------------------------------------

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from summarylib import inspect
+from summarylib.format import records
 from summarylib.proto import event_pb2, summary_pb2, tensor_pb2, types_pb2
 from summarylib.reader import CORRUPT, TRUNCATED, CorruptRecordError, Reader, iter_values, load_table
-from summarylib.writer import records
 from tests.event_files import event, event_path, metadata, record_offsets, scalar_event, write_events
 from tests.test_inspect import run_inspect
 

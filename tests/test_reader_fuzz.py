@@ -37,9 +37,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from summarylib import inspect
+from summarylib.format import records
 from summarylib.proto import event_pb2, histogram_pb2, summary_pb2, tensor_pb2, types_pb2
 from summarylib.reader import CORRUPT, CorruptRecordError, Reader, iter_values, load_table
-from summarylib.writer import records
 from tests.event_files import metadata
 
 # Examples in proportion to the profile's (tests/conftest.py: "long" by SUMMARYLIB_HYPOTHESIS=long

@@ -7,7 +7,7 @@ import struct
 from hypothesis import given
 from hypothesis import strategies as st
 
-from summarylib.writer import records
+from summarylib.format import records
 
 
 def test_crc32c_test_vector():

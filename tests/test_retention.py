@@ -11,9 +11,9 @@ import pytest
 
 import summarylib as sl
 from summarylib.compat import v1
+from summarylib.format import records
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.reader import iter_events
-from summarylib.writer import records
 from summarylib.writer.event_file import v2_file_names
 from summarylib.writer.rolling_file import RollingEventFile
 from tests.tensorboard_server import get_json, running_tensorboard, wait_for

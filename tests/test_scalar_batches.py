@@ -12,7 +12,7 @@ from tensorboard.backend.event_processing import event_accumulator
 
 from summarylib.compat.legacy_scalar import simple_value_event, simple_value_events
 from summarylib.compat.torch import SummaryWriter
-from summarylib.writer import records
+from summarylib.format import records
 from summarylib.writer.event_codec import BATCH_MAKERS
 
 int64s = st.integers(-(1 << 63), (1 << 63) - 1)

@@ -15,9 +15,10 @@ import numpy as np
 import pytest
 
 import summarylib as sl
+from summarylib.format import records
 from summarylib.proto import summary_pb2
 from summarylib.reader import iter_events, iter_records
-from summarylib.writer import event_file, records
+from summarylib.writer import event_file
 
 
 def summaries(path):

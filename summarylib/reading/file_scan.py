@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from summarylib.format import records as framing
 from summarylib.proto import event_pb2
 from summarylib.reading import storage
 from summarylib.reading.chunk_walk import RECORD_HEADER, walk
 from summarylib.reading.problems import CORRUPT, TRUNCATED, ZERO_TAIL, CorruptRecordError, Problem, ReadStatus
 from summarylib.reading.records import Records, first_bad
 from summarylib.reading.resync import next_record
-from summarylib.writer import records as framing
 
 CHUNK_SIZE = 64 << 20  # bytes read at once
 _SLACK = 8  # zero bytes after a chunk, so rows of a record can be read in whole 8-byte words

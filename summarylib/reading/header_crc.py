@@ -1,7 +1,7 @@
 """CRC32C of many record headers at once, with numpy, and the words that hold stored CRCs.
 
 The reader's half of batch CRC checking. The payloads of many records of one length are
-checked with summarylib.writer.batch_crc (CRC32C is linear, so only the byte columns in which
+checked with summarylib.format.batch_crc (CRC32C is linear, so only the byte columns in which
 they differ cost anything), which frames them the same way on the write side; the 8-byte
 length fields of records of any length (the sparse ones, and candidates when resyncing past
 corruption) are checked here, a byte at a time for all of them, with its byte table.
@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from summarylib.writer.batch_crc import TABLE, masked
+from summarylib.format.batch_crc import TABLE
+from summarylib.format.records import masked
 
 
 def header_crcs(data: np.ndarray, positions: np.ndarray) -> np.ndarray:

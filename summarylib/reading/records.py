@@ -2,7 +2,7 @@
 
 Records of one short payload length that are many (a dense group: typically the scalar
 events of one tag) are also seen as rows of a numpy array, so that their CRCs are checked
-(summarylib.writer.batch_crc) and their values read (scalar_matching) for all of them at
+(summarylib.format.batch_crc) and their values read (scalar_matching) for all of them at
 once; the headers of the other records are checked together too (header_crc).
 """
 
@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from summarylib.format import records as framing
+from summarylib.format.batch_crc import row_crcs
+from summarylib.format.records import masked
 from summarylib.reading.header_crc import header_crcs, uint32_at
-from summarylib.writer import records as framing
-from summarylib.writer.batch_crc import masked, row_crcs
 
 _DENSE_MIN = 16  # records of one length that are checked and parsed together
 _DENSE_MAX_LENGTH = 4096

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.format import records as framing
 from summarylib.reading.header_crc import header_crcs, uint32_at
-from summarylib.writer import records as framing
 
 _WINDOW = 4 << 20
 

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.writer import records
+from summarylib.format import records
 from summarylib.writer.backlog import Backlog
 from summarylib.writer.drain import FLUSH, Drain
 from summarylib.writer.outcomes import WriterError, WriterStats, dropped, error_text

@@ -15,8 +15,8 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 
+from summarylib.format import records
 from summarylib.proto import event_pb2
-from summarylib.writer import records
 
 FILE_VERSION = "brain.Event:2"
 WRITER_NAME = "summarylib"

@@ -20,7 +20,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from summarylib.writer import records, scalar_stream
+from summarylib.format import records
+from summarylib.writer import scalar_stream
 from summarylib.writer.event_codec import BATCH_MAKERS
 
 # Bytes gathered before one write to the OS.

@@ -7,8 +7,8 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass, field
 
+from summarylib.format import records
 from summarylib.proto import event_pb2
-from summarylib.writer import records
 
 
 @dataclass

@@ -48,7 +48,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from summarylib.writer import records
+from summarylib.format import records
 from summarylib.writer.event_file import DEFAULT_SUFFIX, first_event
 from summarylib.writer.segment_uploads import Uploads
 

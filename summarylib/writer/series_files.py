@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from summarylib.writer import records
+from summarylib.format import records
 from summarylib.writer.event_file import EventFile
 from summarylib.writer.run_files import open_lasting_file
 from summarylib.writer.segments import SegmentedEventFile

@@ -12,7 +12,7 @@ import struct
 import crc32c as _crc32c
 import numpy as np
 
-from summarylib.writer import batch_crc
+from summarylib.format import batch_crc
 
 _MASK_DELTA = 0xA282EAD8
 _U32 = 0xFFFFFFFF
@@ -33,6 +33,12 @@ def masked_crc32c(data: bytes) -> int:
     """The CRC32C of `data`, rotated and offset as TFRecord stores it."""
     crc = _crc32c.crc32c(data)
     return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & _U32
+
+
+def masked(crcs: np.ndarray) -> np.ndarray:
+    """Many plain CRCs (see summarylib.format.batch_crc) masked as `masked_crc32c` masks one."""
+    crcs = crcs.astype(np.uint32)
+    return ((crcs >> np.uint32(15)) | (crcs << np.uint32(17))) + np.uint32(_MASK_DELTA)
 
 
 def header(length: int) -> bytes:
@@ -71,7 +77,7 @@ def frame_rows(rows: np.ndarray) -> np.ndarray:
     framed = np.empty((count, HEADER_SIZE + length + FOOTER_SIZE), np.uint8)
     framed[:, :HEADER_SIZE] = np.frombuffer(header(length), np.uint8)
     framed[:, HEADER_SIZE : HEADER_SIZE + length] = rows
-    footers = batch_crc.masked(batch_crc.row_crcs(rows)).astype("<u4")
+    footers = masked(batch_crc.row_crcs(rows)).astype("<u4")
     framed[:, HEADER_SIZE + length :] = footers.view(np.uint8).reshape(count, FOOTER_SIZE)
     return framed
 

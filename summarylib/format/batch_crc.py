@@ -4,7 +4,8 @@ CRC is linear over GF(2): two messages of one length differ in CRC by the xor of
 contributions of the bytes where they differ. Events of one tag differ only in wall time,
 step and value, so the CRCs of thousands of them cost one CRC and a table lookup per
 differing byte column. The writer frames batches of scalar events this way; the reader
-checks batches of records this way.
+checks batches of records this way. These are plain CRCs: TFRecord's mask is
+summarylib.format.records'.
 """
 
 from __future__ import annotations
@@ -38,12 +39,6 @@ def byte_table(distance: int) -> np.ndarray:
             last = _shifted[-1]
             _shifted.append((last >> 8) ^ TABLE[last & 0xFF])
         return _shifted[distance]
-
-
-def masked(crc: np.ndarray) -> np.ndarray:
-    """Masked CRCs, as TFRecord stores them."""
-    crc = crc.astype(np.uint32)
-    return ((crc >> np.uint32(15)) | (crc << np.uint32(17))) + np.uint32(0xA282EAD8)
 
 
 def row_crcs(rows: np.ndarray, length: int | None = None) -> np.ndarray:
