@@ -11,6 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pytest
+
+# The hostile values include torch tensors: a suite drawing from them needs torch.
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 from hypothesis import settings
 from hypothesis import strategies as st

@@ -7,7 +7,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import summarylib as sl
+
+# Each test starts the tool in a subprocess.
+pytestmark = pytest.mark.slow
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -35,6 +40,7 @@ def test_inspect_into_a_closed_pipe_ends_quietly(tmp_path):
 
 
 def test_migrate_diff_into_a_closed_pipe_ends_quietly(tmp_path):
+    pytest.importorskip("libcst", reason="libcst is not installed (the migrate extra)")
     program = tmp_path / "train.py"
     program.write_text("from torch.utils.tensorboard import SummaryWriter\n\nwriter = SummaryWriter()\n")
     status, errors = run_into_closed_pipe("summarylib.migrate", str(program))

@@ -11,6 +11,9 @@ import warnings
 
 import numpy as np
 import pytest
+
+pytest.importorskip("tensorboardX", reason="tensorboardX is not installed (the frameworks extra)")
+
 import tensorboardX
 from tensorboard import context as tb_context
 from tensorboard.compat.proto import summary_pb2 as tb_summary_pb2

@@ -27,9 +27,13 @@ import io
 import wave
 from pathlib import Path
 
-import matplotlib
 import numpy as np
 import pytest
+
+pytest.importorskip("matplotlib", reason="matplotlib is not installed (the frameworks extra)")
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
+import matplotlib
 import torch
 from PIL import Image
 from tensorboard.backend.event_processing import event_file_loader

@@ -7,6 +7,9 @@ from __future__ import annotations
 import glob
 
 import pytest
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 from tensorboard.compat.proto import event_pb2 as tb_event_pb2
 from tensorboard.compat.proto import summary_pb2 as tb_summary_pb2

@@ -10,6 +10,9 @@ from __future__ import annotations
 import inspect
 
 import pytest
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 from torch.utils.tensorboard import SummaryWriter as TorchWriter
 from torch.utils.tensorboard.writer import FileWriter as TorchFileWriter
 

@@ -7,6 +7,9 @@ import os
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 from hypothesis import given
 from hypothesis import strategies as st

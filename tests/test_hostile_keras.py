@@ -17,6 +17,10 @@ import warnings
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
 import numpy as np
+import pytest
+
+pytest.importorskip("keras", reason="keras is not installed (the frameworks extra)")
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 
 import summarylib as sl

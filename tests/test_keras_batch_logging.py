@@ -11,9 +11,12 @@ import sys
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
-import keras
 import numpy as np
 import pytest
+
+pytest.importorskip("keras", reason="keras is not installed (the frameworks extra)")
+
+import keras
 
 from summarylib.integrations.keras.callback import TensorBoard
 from tests.tensorboard_data import read_scalars

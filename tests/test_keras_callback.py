@@ -18,9 +18,12 @@ import sys
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
-import keras
 import numpy as np
 import pytest
+
+pytest.importorskip("keras", reason="keras is not installed (the frameworks extra)")
+
+import keras
 from google.protobuf import text_format
 from PIL import Image
 from tensorboard import context as tb_context

@@ -10,8 +10,11 @@ import types
 
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
-import keras
 import pytest
+
+pytest.importorskip("keras", reason="keras is not installed (the frameworks extra)")
+
+import keras
 from keras.src.callbacks import tensorboard as keras_tensorboard
 from tensorboard.compat.proto import summary_pb2 as tb_summary_pb2
 

@@ -10,8 +10,12 @@ import subprocess
 import sys
 import textwrap
 
-import lightning
 import pytest
+
+pytest.importorskip("lightning", reason="lightning is not installed (the frameworks extra)")
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
+import lightning
 import torch
 from lightning.pytorch.callbacks import ModelCheckpoint
 from lightning.pytorch.profilers import SimpleProfiler

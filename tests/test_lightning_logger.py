@@ -8,6 +8,10 @@ import sys
 
 import numpy as np
 import pytest
+
+pytest.importorskip("lightning", reason="lightning is not installed (the frameworks extra)")
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 import yaml
 from lightning.pytorch.loggers import TensorBoardLogger as LightningTensorBoardLogger

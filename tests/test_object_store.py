@@ -11,10 +11,14 @@ import subprocess
 import sys
 import time
 
-import boto3
-import fsspec
 import numpy as np
 import pytest
+
+pytest.importorskip("s3fs", reason="s3fs is not installed (the remote-test extra)")
+pytest.importorskip("moto.server", reason="moto[server] is not installed (the remote-test extra)")
+
+import boto3
+import fsspec
 import s3fs
 
 import summarylib as sl

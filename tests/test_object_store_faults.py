@@ -15,8 +15,12 @@ import tempfile
 import threading
 import time
 
-import fsspec
 import pytest
+
+pytest.importorskip("s3fs", reason="s3fs is not installed (the remote-test extra)")
+pytest.importorskip("moto.server", reason="moto[server] is not installed (the remote-test extra)")
+
+import fsspec
 
 import summarylib as sl
 from summarylib.compat.torch import SummaryWriter as TorchStyleWriter

@@ -12,6 +12,9 @@ import sys
 
 import pytest
 
+pytest.importorskip("s3fs", reason="s3fs is not installed (the remote-test extra)")
+pytest.importorskip("moto.server", reason="moto[server] is not installed (the remote-test extra)")
+
 import summarylib as sl
 from summarylib.inspect import inspect
 from summarylib.reader import Reader, find_sources, iter_events, iter_records, iter_values, load_table

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import os
 
-import keras
 import numpy as np
 import pytest
+
+pytest.importorskip("keras", reason="keras is not installed (the frameworks extra)")
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
+import keras
 import torch
 
 import summarylib as sl

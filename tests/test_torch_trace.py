@@ -6,6 +6,9 @@ tests/test_torch_trace_failures.py."""
 from __future__ import annotations
 
 import pytest
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 import torch.nn.functional as F
 from torch import nn

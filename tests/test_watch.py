@@ -11,6 +11,9 @@ import sys
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 from PIL import Image
 from tensorboard import context as tb_context

@@ -5,6 +5,10 @@ CUDA placement only (pinned memory, the asynchronous copy, its event)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 
 import summarylib as sl

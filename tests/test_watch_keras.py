@@ -3,9 +3,12 @@ read back through TensorBoard's own data access (torch backend, as in the test e
 
 from __future__ import annotations
 
-import keras
 import numpy as np
 import pytest
+
+pytest.importorskip("keras", reason="keras is not installed (the frameworks extra)")
+
+import keras
 
 import summarylib as sl
 from summarylib.integrations.keras.watch import Watch

@@ -7,6 +7,10 @@ import io
 import os
 import time
 
+import pytest
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 from PIL import Image
 

@@ -13,6 +13,9 @@ import warnings
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 from PIL import Image
 
