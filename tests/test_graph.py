@@ -7,6 +7,9 @@ import glob
 import os
 
 import pytest
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 from google.protobuf import text_format
 from tensorboard.backend.event_processing import event_file_loader

@@ -5,6 +5,9 @@ restored."""
 from __future__ import annotations
 
 import pytest
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
 import torch
 import torch.nn.functional as F
 from tensorboard.backend.event_processing import plugin_event_multiplexer
