@@ -6,10 +6,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from summarylib.format.storage import join, read_text, replace_atomically
 from summarylib.ops import embedding as embedding_encoding
 from summarylib.ops.errors import check_name
 from summarylib.writer.context import resolve_step
-from summarylib.writer.filesystems import join, read_text, replace_atomically
 from summarylib.writer.queue import queue_task, recording_writer
 
 # Adding to a config is read-modify-write: one at a time in this process.

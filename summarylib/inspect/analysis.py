@@ -3,13 +3,12 @@ warnings and damage into one `Report`."""
 
 from __future__ import annotations
 
+from summarylib.format.storage import StorageOptions, join
 from summarylib.inspect.caveats import caveats
 from summarylib.inspect.gathering import RunData, gather
 from summarylib.inspect.report import Report, RunReport
 from summarylib.inspect.run_stats import file_reports, tag_reports, tensorboard_inspect, tensorboard_tags
 from summarylib.reader import Reader
-from summarylib.reading.storage import StorageOptions
-from summarylib.writer.filesystems import join
 
 
 def inspect(path: str, tag: str | None = None, storage_options: StorageOptions = None) -> Report:

@@ -18,12 +18,12 @@ import json
 import sys
 from typing import Any
 
+from summarylib.format import storage
 from summarylib.inspect.analysis import inspect
 from summarylib.inspect.json_output import render_json
 from summarylib.inspect.text_output import render_text
 from summarylib.pipe_output import write_stdout
 from summarylib.reader import find_sources, is_event_file
-from summarylib.reading import storage
 
 
 def _storage_options(text: str) -> dict[str, Any]:

@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from summarylib.decoding import value_type
+from summarylib.format.storage import StorageOptions
 from summarylib.inspect.fields import KINDS
 from summarylib.proto import event_pb2
 from summarylib.reader import Batch, Reader
-from summarylib.reading.storage import StorageOptions
 
 
 class RunData:

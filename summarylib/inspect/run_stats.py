@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from summarylib.format import storage
 from summarylib.inspect.fields import KINDS, LONG_FIELDS, SESSION_FIELDS, VALUE_FIELDS
 from summarylib.inspect.gathering import RunData, by_tag
 from summarylib.inspect.report import FileReport, TagReport
 from summarylib.reader import Reader
-from summarylib.reading import storage
 
 
 def _type_names(data: RunData) -> list[str]:

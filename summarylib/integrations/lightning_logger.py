@@ -38,10 +38,10 @@ from typing import Any, ClassVar
 from lightning_utilities.core.rank_zero import rank_zero_only  # the one both packages use
 
 from summarylib.compat.torch import SummaryWriter
+from summarylib.format import storage
+from summarylib.format.storage import join, subdirectories
 from summarylib.integrations.implicit import settle_quietly
 from summarylib.ops import hparams as hparams_encoding
-from summarylib.reading import storage
-from summarylib.writer.filesystems import join, subdirectories
 
 # Lightning's finalize statuses, as the HParams dashboard's session statuses.
 _END_STATUSES = {"success": "success", "finished": "success", "failed": "failure", "interrupted": "failure"}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from summarylib.reading import storage
-from summarylib.writer.filesystems import join
+from summarylib.format import storage
+from summarylib.format.storage import join
 
 
 def is_event_file(name: str) -> bool:
@@ -25,7 +25,7 @@ def find_runs(
     that directly holds a file with "tfevents" in its name, named by its path relative to
     the logdir ("." for the logdir itself), with its event files in the order TensorBoard
     reads them (sorted by name, which starts with the creation time). `logdir` may be an
-    fsspec URL (see summarylib.reading.storage), opened with `storage_options`."""
+    fsspec URL (see summarylib.format.storage), opened with `storage_options`."""
     logdir = os.fspath(logdir)
     runs = {}
     for directory, names in storage.tree(logdir, storage_options).items():

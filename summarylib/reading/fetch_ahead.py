@@ -16,8 +16,7 @@ from collections import deque
 from collections.abc import Iterable
 from concurrent.futures import Future
 
-from summarylib.reading.storage import REMOTE_BLOCK, StorageOptions, filesystem
-from summarylib.writer.filesystems import is_url
+from summarylib.format.storage import READING, REMOTE_BLOCK, StorageOptions, is_url, remote
 
 # Files requested ahead of the one being read: enough to overlap the waits on a store, few
 # enough that the blocks held stay bounded (REMOTE_BLOCK each, as much as one local chunk).
@@ -52,7 +51,7 @@ class FetchAhead:
     def _fill(self) -> None:
         while self._waiting and len(self._pending) < self._window:
             path = self._waiting.popleft()
-            fs, inner = filesystem(path, self._options)
+            fs, inner = remote(path, self._options, READING)
             if getattr(fs, "async_impl", False):
                 request = fs._cat_file(inner, start=0, end=REMOTE_BLOCK)
                 self._pending[path] = asyncio.run_coroutine_threadsafe(request, fs.loop)

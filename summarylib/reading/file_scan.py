@@ -21,8 +21,8 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from summarylib.format import records as framing
+from summarylib.format import storage
 from summarylib.proto import event_pb2
-from summarylib.reading import storage
 from summarylib.reading.chunk_walk import RECORD_HEADER, walk
 from summarylib.reading.problems import CORRUPT, TRUNCATED, ZERO_TAIL, CorruptRecordError, Problem, ReadStatus
 from summarylib.reading.records import Records, first_bad

@@ -19,7 +19,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from summarylib.reading import storage
+from summarylib.format import storage
+from summarylib.format.storage import StorageOptions
 from summarylib.reading.damage import find_damage
 from summarylib.reading.discovery import find_sources
 from summarylib.reading.fetch_ahead import FetchAhead
@@ -28,7 +29,6 @@ from summarylib.reading.problems import CORRUPT, CorruptRecordError, Problem, Re
 from summarylib.reading.records import Records
 from summarylib.reading.row_assembly import decode_records
 from summarylib.reading.rows import Filters, Names, Rows, RunState
-from summarylib.reading.storage import StorageOptions
 from summarylib.reading.table import make_table
 
 

@@ -10,7 +10,7 @@ import os
 from collections.abc import Collection, Iterator
 from typing import Any
 
-from summarylib.reading import storage
+from summarylib.format import storage
 from summarylib.reading.discovery import is_event_file
 from summarylib.reading.follow import Reader, Value
 from summarylib.reading.problems import Problem

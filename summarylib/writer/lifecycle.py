@@ -24,8 +24,8 @@ import threading
 import weakref
 from collections.abc import Callable
 
+from summarylib.format.storage import registry_key
 from summarylib.writer.engine import DEFAULT_CLOSE_TIMEOUT, Engine
-from summarylib.writer.filesystems import registry_key
 
 # Re-entrant: the SIGTERM handler runs on the main thread, maybe inside acquire().
 _lock = threading.RLock()

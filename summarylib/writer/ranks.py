@@ -19,8 +19,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from summarylib.format.storage import join
 from summarylib.writer.context import input_error
-from summarylib.writer.filesystems import join
 
 # (rank variable, size variable) of each launcher, in the order they are trusted.
 _LAUNCHER_VARIABLES = (

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from typing import Any, Protocol
 
+from summarylib.format.storage import is_url, local_path, make_directory, remote
 from summarylib.writer.event_file import EventFile, FileNames, v2_file_names
-from summarylib.writer.filesystems import is_url, local_path, make_directory, remote
 from summarylib.writer.rolling_file import RollingEventFile
 from summarylib.writer.segments import SegmentedEventFile
 

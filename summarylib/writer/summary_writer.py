@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from summarylib.format.storage import is_url
 from summarylib.writer import context, lifecycle
 from summarylib.writer import writer_arguments as arguments
 from summarylib.writer.engine import (
@@ -21,7 +22,6 @@ from summarylib.writer.engine import (
 )
 from summarylib.writer.event_codec import raw_event
 from summarylib.writer.event_file import FileNames, v2_file_names
-from summarylib.writer.filesystems import is_url
 from summarylib.writer.run_files import DEFAULT_UPLOAD_MILLIS, open_run_file
 
 
