@@ -9,7 +9,7 @@ import tracemalloc
 
 import summarylib as sl
 from summarylib.compat.torch import SummaryWriter as TorchWriter
-from summarylib.writer.engine import ITEM_BYTES
+from summarylib.writer.intake import ITEM_BYTES
 from summarylib.writer.scalar_stream import LANE_EVENT_BYTES
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

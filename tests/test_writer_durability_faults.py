@@ -13,9 +13,10 @@ import pytest
 
 import summarylib as sl
 from summarylib.reader import iter_events
-from summarylib.writer.engine import ITEM_BYTES, Engine, WriterError
+from summarylib.writer.engine import Engine, WriterError
 from summarylib.writer.event_codec import raw_event
 from summarylib.writer.event_file import EventFile
+from summarylib.writer.intake import ITEM_BYTES
 from tests.test_durability import files_of, run_script, steps_by_tag
 
 # Failures ------------------------------------------------------------------------------

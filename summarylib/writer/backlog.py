@@ -13,7 +13,7 @@ worker much longer than the caller (histograms of small arrays: ~10 us to queue,
 to encode) can still queue a few tenths of a second of work within a quarter interval.
 
 Items are not stamped (that would cost the hot path a clock call): callers on the slow
-path (`Engine._on_full_queue`: a long queue, or arrays pending) leave marks `(events
+path (`Intake._on_full_queue`: a long queue, or arrays pending) leave marks `(events
 submitted so far, time)` at most every eighth of an interval, every 64th such call or
 each one that finds arrays pending; an unconsumed mark older than the bound means an item
 queued before it is still waiting.

@@ -3,7 +3,7 @@
 Items are taken from the queue in chunks and popped as they are encoded; the scalar
 lane's events (see scalar_stream) are encoded before the queue items that were queued
 after them (each carries the lane's `mark`); runs of one batch-capable maker (scalars)
-are encoded at once with numpy. See engine.py for the queue's promises.
+are encoded at once with numpy. See intake.py for the queue's promises.
 
 Queue items are `(wall_time, step, args, make_event, nbytes, mark)`: the worker calls
 `make_event(wall_time, step, *args)` for the serialized Event (see event_codec), or

@@ -12,7 +12,7 @@ and the worker only ever removes the head it has read.
 
 `columns` is the event maker's batch form (see ops.scalar.ScalarColumns). Order with the
 general queue is kept: an item queued there carries `mark()`, the lane's length then, and
-the worker encodes the lane up to an item's mark before the item (see Engine._drain).
+the worker encodes the lane up to an item's mark before the item (see Drain._drain).
 """
 
 from __future__ import annotations

@@ -12,16 +12,10 @@ from typing import Any
 from summarylib.format.storage import is_url
 from summarylib.writer import context, lifecycle
 from summarylib.writer import writer_arguments as arguments
-from summarylib.writer.engine import (
-    DEFAULT_CLOSE_TIMEOUT,
-    DEFAULT_FLUSH_MILLIS,
-    DEFAULT_MAX_QUEUE,
-    DEFAULT_MAX_QUEUE_BYTES,
-    Engine,
-    WriterStats,
-)
+from summarylib.writer.engine import DEFAULT_CLOSE_TIMEOUT, DEFAULT_FLUSH_MILLIS, Engine, WriterStats
 from summarylib.writer.event_codec import raw_event
 from summarylib.writer.event_file import FileNames, v2_file_names
+from summarylib.writer.intake import DEFAULT_MAX_QUEUE, DEFAULT_MAX_QUEUE_BYTES
 from summarylib.writer.run_files import DEFAULT_UPLOAD_MILLIS, open_run_file
 
 
