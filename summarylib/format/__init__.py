@@ -1,7 +1,9 @@
 """The facts of TensorBoard's files that both the writer and the reader use.
 
-The TFRecord framing and its checksums, the protobuf wire format of events and
-summaries, the dtypes of TensorProto and where the files live. This layer belongs to
-neither side: it imports nothing of summarylib but `summarylib.proto`, and the writer,
-the ops and the reader all import it.
+records (TFRecord framing and its masked CRC32C), batch_crc (the CRC32C of many records
+of one length at once, with numpy), wire (the protobuf wire format of events and
+summaries, as the hand-laid bytes need it), tensor (numpy dtypes <-> TensorProto) and
+storage (where runs live: local paths and fsspec URLs). This layer belongs to neither
+side: it imports nothing of summarylib but `summarylib.proto`, and the writer, the ops
+and the reader all import it.
 """
