@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from summarylib.format import records
-from summarylib.format.wire import varint
+from summarylib.format.wire import read_varint, varint
 from summarylib.ops import scalar as scalar_encoding
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.writer.event_codec import summary_event
@@ -23,6 +24,14 @@ descriptions = st.none() | st.text(max_size=200)
 def test_varint_matches_protobuf(value):
     assert summary_event(0.0, value, b"") == event_pb2.Event(step=value, summary={}).SerializeToString()
     assert varint(value)[-1] < 0x80
+
+
+@given(int64s)
+def test_read_varint_reads_what_varint_writes(value):
+    data = b"\x01" + varint(value) + b"\x02"
+    assert read_varint(data, 1, len(data) - 1) == (value % 2**64, len(data) - 1)
+    with pytest.raises(ValueError):
+        read_varint(data, 1, len(data) - 2)  # cut short
 
 
 @given(st.floats(allow_nan=False), int64s, st.lists(tags, max_size=3))

@@ -2,8 +2,8 @@
 fields, the keys of the Event, Summary and Summary.Value fields, and int64's bounds.
 
 The hot paths (scalar events, image and audio batches, graphs) write their bytes without
-building protos; they and the reader's byte-level scalar path share these facts, so
-each key is spelled once. A key is `field number << 3 | wire type`, one byte for the
+building protos, and the reader's byte-level scalar path reads them without parsing; both
+share these facts, so each key is spelled once. A key is `field number << 3 | wire type`, one byte for the
 fields here.
 """
 
@@ -55,3 +55,17 @@ def varint(value: int) -> bytes:
 def length_delimited(field_key: bytes, payload: bytes) -> bytes:
     """A length-delimited field: key, varint length, payload."""
     return field_key + varint(len(payload)) + payload
+
+
+def read_varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
+    """The base-128 varint at `data[pos:end]`: (value, position after it); ValueError if
+    it is cut short or longer than ten bytes."""
+    result = shift = 0
+    while pos < end and shift < 70:
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+    raise ValueError("bad varint")

@@ -13,22 +13,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from google.protobuf.message import DecodeError
 
-from summarylib.format.wire import FIXED32, FIXED64, LENGTH_DELIMITED, VARINT
+from summarylib.format.wire import FIXED32, FIXED64, LENGTH_DELIMITED, VARINT, read_varint
 from summarylib.proto import event_pb2, summary_pb2, types_pb2
 from summarylib.reading.plugins import plugin_claim
-
-
-def _varint(data: bytes, pos: int, end: int) -> tuple[int, int]:
-    """A base-128 varint at `pos`: (value, position after it); ValueError if cut short."""
-    result = shift = 0
-    while pos < end and shift < 70:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-    raise ValueError("bad varint")
 
 
 def _fields(data: bytes, start: int, end: int) -> dict[int, tuple[int, int, int]]:
@@ -37,14 +24,14 @@ def _fields(data: bytes, start: int, end: int) -> dict[int, tuple[int, int, int]
     fields = {}
     pos = start
     while pos < end:
-        key, pos = _varint(data, pos, end)
+        key, pos = read_varint(data, pos, end)
         number, wire = key >> 3, key & 7
         if wire == VARINT:
-            value_start, (_, pos) = pos, _varint(data, pos, end)
+            value_start, (_, pos) = pos, read_varint(data, pos, end)
         elif wire in (FIXED64, FIXED32):
             value_start, pos = pos, pos + (8 if wire == FIXED64 else 4)
         elif wire == LENGTH_DELIMITED:
-            length, value_start = _varint(data, pos, end)
+            length, value_start = read_varint(data, pos, end)
             pos = value_start + length
         else:
             raise ValueError("unexpected wire type")
@@ -73,7 +60,7 @@ def _tensor_value_column(payload: bytes, start: int, end: int) -> tuple[int, np.
     fields = _fields(payload, start, end)
     if fields.get(1, (None,))[0] != VARINT or fields.get(2, (LENGTH_DELIMITED,))[0] != LENGTH_DELIMITED:
         return None
-    dtype, _ = _varint(payload, fields[1][1], fields[1][2])
+    dtype, _ = read_varint(payload, fields[1][1], fields[1][2])
     if dtype not in _SCALAR_VALUE_FIELDS or (2 in fields and fields[2][1] != fields[2][2]):
         return None  # another dtype, or a shape with dimensions
     content = {number: spec for number, spec in fields.items() if number not in (1, 2)}
