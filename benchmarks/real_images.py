@@ -111,7 +111,7 @@ def one_photo(calls: int, repeats: int, pixels: np.ndarray) -> dict[str, Measure
 def photo_rows(calls: int, repeats: int, quick: bool) -> None:
     """Per real photo (`quick`: one crop, the whole photo and the resized one): ms per image
     incl. close for each library, and bytes against pillow's."""
-    from summarylib.ops import png
+    from summarylib.ops.image import png
 
     photos = real_photos()
     if quick:
@@ -156,7 +156,7 @@ def cpu_ms(repeats: int, run: Callable[[], object]) -> float:
 
 
 def profile_row(repeats: int, name: str, pixels: np.ndarray) -> str:
-    from summarylib.ops import png, png_deflate
+    from summarylib.ops.image import png, png_deflate
 
     height, width, channels = pixels.shape
     rows = pixels.reshape(height, width * channels)
@@ -207,7 +207,7 @@ def settled(values: np.ndarray) -> np.ndarray:
 
 def parameter_map_rows(steps: int, repeats: int, train_steps: int) -> None:
     """`sl.image` of a 1000x1000 float32 map every step: steps/s incl. close, bytes vs pillow."""
-    from summarylib.ops import image as image_encoding
+    from summarylib.ops.image import encoding as image_encoding
 
     maps = {
         "synthetic smooth map": (smooth_map, SMOOTH_LIMIT),

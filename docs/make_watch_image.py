@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from summarylib.ops.png import encode_png
+from summarylib.ops.image.png import encode_png
 from summarylib.ops.tensor_grid import grid_image
 
 

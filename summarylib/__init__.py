@@ -13,21 +13,18 @@ import importlib
 from typing import TYPE_CHECKING
 
 from summarylib import distributed, hparams
-from summarylib.dashboards.custom_scalars import custom_scalars
-from summarylib.dashboards.embedding import embedding
-from summarylib.dashboards.graph import graph
-from summarylib.dashboards.mesh import mesh
+from summarylib.ops.audio import audio
+from summarylib.ops.custom_scalars import custom_scalars
+from summarylib.ops.embedding import embedding
+from summarylib.ops.graph import graph
+from summarylib.ops.histogram import histogram
+from summarylib.ops.image import image
+from summarylib.ops.mesh import mesh
+from summarylib.ops.pr_curve import pr_curve
+from summarylib.ops.scalar import scalar
+from summarylib.ops.tensor import write, write_raw_pb
+from summarylib.ops.text import text
 from summarylib.proto.graph_pb2 import GraphDef, NodeDef
-from summarylib.summary_ops import (
-    audio,
-    histogram,
-    image,
-    pr_curve,
-    scalar,
-    text,
-    write,
-    write_raw_pb,
-)
 from summarylib.writer.api import create_file_writer, flush
 from summarylib.writer.context import get_step, record_if, set_step, should_record_summaries
 from summarylib.writer.engine import WriterError, WriterStats

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import summarylib as sl
-from summarylib.ops import audio as audio_encoding
+from summarylib.ops.audio import encoding as audio_encoding
 from summarylib.proto import summary_pb2, types_pb2
 from tests.helpers import ArrayLike, written_values
 from tests.reference.cases_media import AUDIO_CASES

@@ -12,8 +12,7 @@ from tensorboard.plugins.custom_scalar import metadata as tb_metadata
 from tensorboard.util import tensor_util
 
 import summarylib as sl
-from summarylib.dashboards.custom_scalars import custom_scalars
-from summarylib.ops import custom_scalars as encoding
+from summarylib.ops.custom_scalars import custom_scalars, encoding
 from summarylib.ops.summary import summary_bytes
 from summarylib.proto import custom_scalar_pb2
 from tests.helpers import written_values

@@ -188,7 +188,7 @@ def _batch_encode_seconds() -> float:
     """What the writer's thread takes here to encode and frame one batch of scalars (the
     most it encodes before it can write), the best of a few tries."""
     from summarylib.format import records
-    from summarylib.ops.scalar import scalar_events
+    from summarylib.ops.scalar.encoding import scalar_events
     from summarylib.writer.drain import MAX_RUN
 
     items = [(1.0, step, ("t", 0.0, None)) for step in range(1, MAX_RUN + 1)]

@@ -15,8 +15,8 @@ from PIL import Image
 from tensorboard.plugins.projector.projector_config_pb2 import ProjectorConfig
 
 import summarylib as sl
-from summarylib.dashboards.embedding import embedding
-from summarylib.ops import embedding as embedding_encoding
+from summarylib.ops.embedding import embedding
+from summarylib.ops.embedding import encoding as embedding_encoding
 from summarylib.proto import projector_config_pb2
 from tests.helpers import ArrayLike
 from tests.tensorboard_server import LOADERS, get, get_json, running_tensorboard, wait_for

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from summarylib.format import records
 from summarylib.format.wire import read_varint, varint
-from summarylib.ops import scalar as scalar_encoding
+from summarylib.ops.scalar import encoding as scalar_encoding
 from summarylib.proto import event_pb2, summary_pb2
 from summarylib.writer.event_codec import summary_event
 

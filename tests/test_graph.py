@@ -18,9 +18,9 @@ from tensorboard.compat.proto import graph_pb2 as tb_graph_pb2
 from torch.utils.tensorboard._proto_graph import node_proto
 
 import summarylib
-from summarylib.dashboards.graph import graph
 from summarylib.integrations.torch import trace_graph
-from summarylib.ops.graph import graph_def_bytes, graph_event
+from summarylib.ops.graph import graph
+from summarylib.ops.graph.encoding import graph_def_bytes, graph_event
 from summarylib.proto import event_pb2, graph_pb2, types_pb2
 from tests.tensorboard_server import LOADERS, get, get_json, running_tensorboard, wait_for
 

@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 import summarylib as sl
 from summarylib.format.tensor import NUMPY_DTYPES
-from summarylib.ops import histogram as histogram_encoding
+from summarylib.ops.histogram import encoding as histogram_encoding
 from tests.helpers import ArrayLike, written_values
 from tests.reference.cases_histogram import HISTOGRAM_CASES
 from tests.tensorboard_data import provider_for, read_tensors

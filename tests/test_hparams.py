@@ -23,7 +23,7 @@ from tensorboard.plugins.hparams import summary_v2 as tb_hp
 
 import summarylib as sl
 from summarylib import hparams as hp
-from summarylib.ops import hparams as encoding
+from summarylib.ops.hparams import encoding
 from summarylib.proto import summary_pb2
 from tests.helpers import ArrayLike, written_values
 

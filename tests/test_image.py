@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 from PIL import Image
 
 import summarylib as sl
-from summarylib.ops import image as image_encoding
+from summarylib.ops.image import encoding as image_encoding
 from summarylib.proto import summary_pb2, types_pb2
 from tests.helpers import ArrayLike, written_values
 from tests.reference.cases_media import IMAGE_CASES

@@ -14,8 +14,8 @@ from tensorboard.plugins.mesh import summary_v2 as tb_mesh
 from tensorboard.util import tensor_util
 
 import summarylib as sl
-from summarylib.dashboards.mesh import mesh
-from summarylib.ops import mesh as mesh_encoding
+from summarylib.ops.mesh import encoding as mesh_encoding
+from summarylib.ops.mesh import mesh
 from summarylib.proto import mesh_pb2
 from tests.helpers import written_values
 from tests.tensorboard_data import read_tensors

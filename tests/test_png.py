@@ -23,8 +23,8 @@ from PIL import Image, ImageDraw
 
 import summarylib as sl
 from summarylib.compat import v1
-from summarylib.ops import image as image_encoding
-from summarylib.ops import png, png_deflate
+from summarylib.ops.image import encoding as image_encoding
+from summarylib.ops.image import png, png_deflate
 from summarylib.proto import summary_pb2
 from tests.images import photo, real_photos, smooth_map, trained_weights
 from tests.tensorboard_data import provider_for
@@ -235,7 +235,7 @@ with warnings.catch_warnings(record=True) as caught:
     import numpy as np
 
     import summarylib as sl
-    from summarylib.ops import png, png_deflate
+    from summarylib.ops.image import png, png_deflate
     from tests.images import photo, smooth_map
     from tests.test_image import decode_png
 

@@ -14,7 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 import summarylib as sl
 from summarylib.format.tensor import NUMPY_DTYPES
-from summarylib.ops import pr_curve as pr_curve_encoding
+from summarylib.ops.pr_curve import encoding as pr_curve_encoding
 from summarylib.proto import plugin_data_pb2
 from tests.helpers import written_values
 from tests.reference.cases_pr_curve import PR_CURVE_CASES

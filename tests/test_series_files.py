@@ -8,7 +8,7 @@ import threading
 import pytest
 
 import summarylib as sl
-from summarylib.ops.scalar import scalar_event
+from summarylib.ops.scalar.encoding import scalar_event
 from summarylib.reader import iter_events
 from summarylib.writer.series_files import SeriesFiles, series_event
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import summarylib as sl
-from summarylib.ops import text as text_encoding
+from summarylib.ops.text import encoding as text_encoding
 from summarylib.proto import summary_pb2, types_pb2
 from tests.helpers import written_values
 from tests.reference.cases_media import TEXT_CASES

@@ -15,8 +15,8 @@ from torch import nn
 from torch.nn.modules import module as module_globals
 
 import summarylib
-from summarylib.dashboards.graph import graph
 from summarylib.integrations.torch import trace_graph
+from summarylib.ops.graph import graph
 from tests.test_torch_trace import SmallResNet, check_edges, nodes, producers
 
 # When the forward pass raises

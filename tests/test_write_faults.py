@@ -23,7 +23,7 @@ from tensorboard.backend.event_processing.event_file_loader import EventFileLoad
 import summarylib as sl
 from summarylib.compat.torch import SummaryWriter as TorchWriter
 from summarylib.format import records
-from summarylib.ops.scalar import scalar_event
+from summarylib.ops.scalar.encoding import scalar_event
 from summarylib.reader import iter_events
 from summarylib.writer.engine import Engine, WriterError
 from summarylib.writer.event_codec import event_of_summary, raw_event

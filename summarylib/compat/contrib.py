@@ -28,11 +28,11 @@ import numpy as np
 
 from summarylib.compat import legacy_values
 from summarylib.compat.tags import family_tag
-from summarylib.ops import audio as audio_encoding
-from summarylib.ops import generic as generic_encoding
-from summarylib.ops import histogram as histogram_encoding
-from summarylib.ops import image as image_encoding
+from summarylib.ops.audio import encoding as audio_encoding
 from summarylib.ops.convert import as_float
+from summarylib.ops.histogram import encoding as histogram_encoding
+from summarylib.ops.image import encoding as image_encoding
+from summarylib.ops.tensor import encoding as tensor_encoding
 from summarylib.writer.api import flush
 from summarylib.writer.context import Condition, coerce_step, evaluate, input_error
 from summarylib.writer.queue import queue_summary, recording_writer
@@ -293,5 +293,5 @@ def generic(
     if writer is None:
         return False
     tag = family_tag("generic", name, family)
-    args = generic_encoding.prepare("generic", tag, tensor() if callable(tensor) else tensor, metadata)
-    return _write(writer, "generic", tag, step, generic_encoding.summary, args)
+    args = tensor_encoding.prepare("generic", tag, tensor() if callable(tensor) else tensor, metadata)
+    return _write(writer, "generic", tag, step, tensor_encoding.summary, args)

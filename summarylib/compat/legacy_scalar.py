@@ -26,8 +26,8 @@ from summarylib.format.wire import (
     length_delimited,
     varint,
 )
-from summarylib.ops import scalar as scalar_encoding
-from summarylib.ops.scalar import float32_bytes
+from summarylib.ops.scalar import encoding as scalar_encoding
+from summarylib.ops.scalar.encoding import float32_bytes
 from summarylib.writer.event_codec import BATCH_MAKERS, event_head
 
 _FLOAT32 = struct.Struct("<f")
@@ -68,7 +68,7 @@ def _around_simple_value(tag: str) -> tuple[bytes, bytes]:
 def simple_value_events(
     items: list[tuple[float, int, tuple[str, float]]],
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Many `simple_value_event`s at once, byte for byte (see ops.scalar.batch_events):
+    """Many `simple_value_event`s at once, byte for byte (see ops.scalar.encoding.batch_events):
     add_scalar's events are encoded by the writer's thread with numpy, as the v2 op's
     are, not one by one (2.1 -> 0.7 µs of its time each)."""
     return scalar_encoding.batch_events(items, _around_simple_value, simple_value_event)

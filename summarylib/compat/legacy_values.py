@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 
 from summarylib.compat.legacy_histogram import histogram_proto
-from summarylib.ops.audio import encode_wav
+from summarylib.ops.audio.encoding import encode_wav
 from summarylib.ops.convert import as_array
-from summarylib.ops.histogram import finite_values
-from summarylib.ops.image import to_uint8
-from summarylib.ops.png import encode_png
+from summarylib.ops.histogram.encoding import finite_values
+from summarylib.ops.image.encoding import to_uint8
+from summarylib.ops.image.png import encode_png
 from summarylib.proto import summary_pb2
 
 # TF 1.x paints pixels with a NaN or infinite channel in this color (opaque red).

@@ -27,36 +27,32 @@ both loop shapes of TF 1.x code work:
   the tag.
 
 `merge_all()` and `merge()` evaluate at the call and return the serialized Summary;
-`merge_all()` returns None when a collection is empty, as TF 1.x did.
+`merge_all()` returns None when a collection is empty, as TF 1.x did. `FileWriter` (in
+`summarylib.compat.v1_file_writer`) writes them to an event file.
 """
 
 from __future__ import annotations
 
-import os
 import threading
-import time
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
 from summarylib.compat import legacy_values
 from summarylib.compat.lazy_summary import LazySummary, LazySummaryError, summary_bytes
 from summarylib.compat.tags import family_tag
-from summarylib.ops import audio as audio_encoding
-from summarylib.ops import generic
-from summarylib.ops import histogram as histogram_encoding
-from summarylib.ops import image as image_encoding
-from summarylib.ops import text as text_encoding
+from summarylib.compat.v1_file_writer import FileWriter, FileWriterCache
+from summarylib.ops.audio import encoding as audio_encoding
 from summarylib.ops.convert import as_float
 from summarylib.ops.errors import check_optional_text, op_error
-from summarylib.ops.graph import graph_def_bytes, graph_event
-from summarylib.proto import event_pb2, summary_pb2
+from summarylib.ops.histogram import encoding as histogram_encoding
+from summarylib.ops.image import encoding as image_encoding
+from summarylib.ops.tensor import encoding as tensor_encoding
+from summarylib.ops.text import encoding as text_encoding
+from summarylib.proto import summary_pb2
 from summarylib.proto.event_pb2 import Event, SessionLog
 from summarylib.proto.summary_pb2 import Summary, SummaryMetadata
-from summarylib.writer.context import coerce_step, input_error
-from summarylib.writer.event_file import v1_file_names
-from summarylib.writer.summary_writer import SummaryWriter
 
 __all__ = [
     "Event",
@@ -197,7 +193,7 @@ def tensor_summary(
     description."""
     tag = family_tag("tensor_summary", name, family)
     metadata = SummaryMetadata.FromString(
-        generic.metadata_bytes("tensor_summary", tag, summary_metadata) or b""
+        tensor_encoding.metadata_bytes("tensor_summary", tag, summary_metadata) or b""
     )
     display_name = check_optional_text("tensor_summary", tag, "display_name", display_name)
     summary_description = check_optional_text(
@@ -210,7 +206,7 @@ def tensor_summary(
     return _op(
         "tensor_summary",
         tag,
-        lambda data: generic.summary(*generic.prepare("tensor_summary", tag, data, metadata)),
+        lambda data: tensor_encoding.summary(*tensor_encoding.prepare("tensor_summary", tag, data, metadata)),
         tensor,
         collections,
     )
@@ -270,131 +266,3 @@ def clear_collections() -> None:
     """Forget every collection (TF 1.x: `tf.compat.v1.reset_default_graph()`)."""
     with _collections_lock:
         _collections.clear()
-
-
-class FileWriter:
-    """Writes Summary protos and events to an event file named as TF 1.x named them,
-    `events.out.tfevents.{seconds}.{hostname}{suffix}` (with `.1`, `.2`, ... when that
-    name is taken; never an overwrite).
-
-    Like TF 1.x, metadata is kept only on the first value of each tag. `max_queue` and
-    `flush_secs` keep TF 1.x's meaning and defaults. Writers of one logdir in one
-    process share one file (see summarylib.SummaryWriter).
-    """
-
-    def __init__(
-        self,
-        logdir: str | os.PathLike,
-        graph: Any = None,
-        max_queue: int = 10,
-        flush_secs: float = 120,
-        filename_suffix: str | None = None,
-    ) -> None:
-        if not isinstance(flush_secs, (int, float)) or isinstance(flush_secs, bool) or flush_secs <= 0:
-            raise input_error(
-                ValueError,
-                "compat.v1.FileWriter",
-                None,
-                "flush_secs",
-                f"expected a positive number, got {flush_secs!r}",
-            )
-        self._options = (max_queue, max(1, round(flush_secs * 1000)), filename_suffix)
-        self._writer = SummaryWriter(logdir, *self._options, file_names=v1_file_names)
-        self._seen_tags: set[str] = set()
-        if graph is not None:
-            self.add_graph(graph)
-
-    def get_logdir(self) -> str:
-        """The directory the event file is in."""
-        return self._writer.logdir
-
-    def _add(self, event: event_pb2.Event, global_step: Any) -> None:
-        event.wall_time = time.time()
-        if global_step is not None:
-            event.step = coerce_step(global_step, "global_step", "compat.v1.FileWriter")
-        self._writer.write_event(event.SerializeToString())
-
-    def add_summary(self, summary: Any, global_step: Any = None) -> None:
-        """Write a Summary at `global_step`: a proto of any library, its bytes (what
-        `merge_all()` returns), or a lazy op (evaluated now)."""
-        api = "compat.v1.FileWriter.add_summary"
-        try:
-            parsed = summary_pb2.Summary.FromString(summary_bytes(summary, api, "summary"))
-        except DecodeError as error:
-            raise op_error(
-                ValueError, api, None, "summary", f"expected a serialized Summary ({error})"
-            ) from None
-        for value in parsed.value:
-            if not value.HasField("metadata"):
-                continue
-            if value.tag in self._seen_tags:
-                value.ClearField("metadata")
-            else:
-                self._seen_tags.add(value.tag)
-        self._add(event_pb2.Event(summary=parsed), global_step)
-
-    def add_session_log(self, session_log: Any, global_step: Any = None) -> None:
-        """Write a SessionLog (START tells TensorBoard to drop data from later steps)."""
-        parsed = event_pb2.SessionLog.FromString(
-            summary_bytes(session_log, "compat.v1.FileWriter.add_session_log", "session_log")
-        )
-        self._add(event_pb2.Event(session_log=parsed), global_step)
-
-    def add_graph(self, graph: Any, global_step: Any = None) -> None:
-        """Write a graph: a `tf.Graph` (anything with `as_graph_def()`), a GraphDef proto
-        of any library, or its bytes (see summarylib.graph)."""
-        data = graph_def_bytes(graph, "compat.v1.FileWriter.add_graph")
-        step = (
-            0
-            if global_step is None
-            else coerce_step(global_step, "global_step", "compat.v1.FileWriter.add_graph")
-        )
-        self._writer.submit(graph_event, (data,), time.time(), step, len(data))
-
-    def add_event(self, event: Any) -> None:
-        """Write an Event (a proto of any library, or its bytes) as it is."""
-        self._writer.write_event(summary_bytes(event, "compat.v1.FileWriter.add_event", "event"))
-
-    def flush(self) -> None:
-        """Write everything added so far to the OS."""
-        self._writer.flush()
-
-    def close(self) -> None:
-        """Flush and close the event file; `reopen()` starts a new one."""
-        self._writer.close()
-
-    def reopen(self) -> None:
-        """After close(), continue in a new event file in the same logdir."""
-        if self._writer.closed:
-            self._writer = SummaryWriter(self._writer.logdir, *self._options, file_names=v1_file_names)
-            self._seen_tags.clear()
-
-    def __enter__(self) -> FileWriter:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-
-class FileWriterCache:
-    """One FileWriter per logdir, as `tf.compat.v1.summary.FileWriterCache`."""
-
-    _writers: ClassVar[dict[str, FileWriter]] = {}
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-
-    @classmethod
-    def get(cls, logdir: str | os.PathLike) -> FileWriter:
-        """The cached FileWriter of `logdir`, created on first use."""
-        key = os.fspath(logdir)
-        with cls._lock:
-            if key not in cls._writers:
-                cls._writers[key] = FileWriter(key)
-            return cls._writers[key]
-
-    @classmethod
-    def clear(cls) -> None:
-        """Close and forget every cached FileWriter."""
-        with cls._lock:
-            writers, cls._writers = list(cls._writers.values()), {}
-        for writer in writers:
-            writer.close()

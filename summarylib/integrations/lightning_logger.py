@@ -41,7 +41,7 @@ from summarylib.compat.torch import SummaryWriter
 from summarylib.format import storage
 from summarylib.format.storage import join, subdirectories
 from summarylib.integrations.implicit import settle_quietly
-from summarylib.ops import hparams as hparams_encoding
+from summarylib.ops.hparams import encoding as hparams_encoding
 
 # Lightning's finalize statuses, as the HParams dashboard's session statuses.
 _END_STATUSES = {"success": "success", "finished": "success", "failed": "failure", "interrupted": "failure"}

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from summarylib.integrations import watch_remote
-from summarylib.ops import histogram
+from summarylib.ops.histogram import encoding as histogram_encoding
 from summarylib.ops.tensor_grid import GridLayout, WindowVariance, grid_summary, layout
 from summarylib.writer.context import WRITER_THREAD_PREFIX
 from summarylib.writer.queue import queue_summary
@@ -43,7 +43,7 @@ class KindViews:
     def __init__(self, kind: str, images: bool, variance_steps: int, buckets: int | None) -> None:
         self.kind = kind
         self._images = images
-        self._buckets = histogram.DEFAULT_BUCKETS if buckets is None else buckets
+        self._buckets = histogram_encoding.DEFAULT_BUCKETS if buckets is None else buckets
         wanted = images and variance_steps > 1 and kind == "parameters"
         self._variance = WindowVariance(variance_steps) if wanted else None
         self._settings = (kind, images, variance_steps, buckets)
@@ -148,7 +148,7 @@ class KindViews:
 
     def _histograms(self, grid: GridLayout, values: np.ndarray) -> bytes:
         return b"".join(
-            histogram.summary(
+            histogram_encoding.summary(
                 f"{self.kind}/{name}", values[offset : offset + size], self._buckets, None, exact=False
             )
             for name, offset, size in zip(grid.names, grid.offsets, grid.sizes, strict=True)

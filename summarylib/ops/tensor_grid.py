@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from summarylib.ops.batch import string_tensor_summary
-from summarylib.ops.image import create_metadata
-from summarylib.ops.png import NONE, encode_png
+from summarylib.ops.image.encoding import create_metadata
+from summarylib.ops.image.png import NONE, encode_png
 
 LOW_PERCENTILE, HIGH_PERCENTILE = 0.5, 99.5
 # Percentiles of larger tensors are estimated from this many evenly strided values.

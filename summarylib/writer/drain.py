@@ -13,7 +13,7 @@ the scalar lane ended when it was queued (see scalar_stream.py: plain scalars sk
 queue, and are written before the items queued after them). A flush is the marker
 `(0, 0, (fsync, done), FLUSH, 0, mark)`. The order is the one the batch makers take
 (`(wall_time, step, args, ...)`), so the worker hands a run of scalars to numpy as it
-dequeued them, without a Python loop over them (see ops/scalar.py batch_events).
+dequeued them, without a Python loop over them (see ops/scalar/encoding.py batch_events).
 """
 
 from __future__ import annotations

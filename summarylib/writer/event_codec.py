@@ -2,7 +2,7 @@
 
 The writer's queue holds event makers: `make_event(wall_time, step, *args)` returns a
 serialized Event. Ops with a Summary use `event_of_summary`; the scalar op, the most
-frequent, makes its whole event from cached bytes (summarylib.ops.scalar).
+frequent, makes its whole event from cached bytes (summarylib.ops.scalar.encoding).
 
 An event is written for every logged value, so this is the writer's hot path: the bytes
 are laid out by hand in protobuf wire format, fields in number order as protobuf itself

@@ -52,8 +52,8 @@ _FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, f
 def describe(make_event: Callable[..., object], args: tuple) -> tuple[str, str | None]:
     """(op, tag) of a queued item, for messages: the innermost event or summary maker
     among `args` (wrappers such as `event_of_summary(make_summary, *args)` or a series
-    event pass theirs on) names the op (`summarylib.ops.<op>`, else the maker's name), and
-    the first string after it is the tag."""
+    event pass theirs on) names the op (the folder or module of `summarylib.ops.<op>`,
+    else the maker's name), and the first string after it is the tag."""
     maker, rest = make_event, args
     while True:
         inner = next((i for i, arg in enumerate(rest) if isinstance(arg, _FUNCTIONS)), None)
@@ -64,7 +64,7 @@ def describe(make_event: Callable[..., object], args: tuple) -> tuple[str, str |
             rest = rest[0]
     module = getattr(maker, "__module__", None) or ""
     name = getattr(maker, "__name__", None) or type(maker).__name__
-    op = module.rsplit(".", 1)[-1] if module.startswith("summarylib.ops.") else name
+    op = module.split(".")[2] if module.startswith("summarylib.ops.") else name
     tag = next((arg for arg in rest if isinstance(arg, str)), None)
     return op, tag
 

@@ -10,7 +10,7 @@ worker takes a whole run with two slices and reads each field with a strided sli
 lock on the caller's side: `list.__iadd__` of a tuple is one atomic step under the GIL,
 and the worker only ever removes the head it has read.
 
-`columns` is the event maker's batch form (see ops.scalar.ScalarColumns). Order with the
+`columns` is the event maker's batch form (see ops.scalar.encoding.ScalarColumns). Order with the
 general queue is kept: an item queued there carries `mark()`, the lane's length then, and
 the worker encodes the lane up to an item's mark before the item (see Drain._drain).
 """

@@ -22,9 +22,9 @@ from summarylib.compat.torch.checks import check_seconds, check_tag, check_wall_
 from summarylib.compat.torch.file_writer import FileWriter
 from summarylib.format.wire import INT64_MAX, INT64_MIN
 from summarylib.proto import event_pb2, summary_pb2
-from summarylib.summary_ops import queue_summary
 from summarylib.writer.context import coerce_step
 from summarylib.writer.event_codec import event_of_summary
+from summarylib.writer.queue import queue_summary
 from summarylib.writer.ranks import Ranks, check_ranks, run_logdir
 from summarylib.writer.series_files import SeriesFiles
 from summarylib.writer.summary_writer import NoopSummaryWriter

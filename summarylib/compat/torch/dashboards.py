@@ -23,15 +23,15 @@ import numpy as np
 from summarylib.compat.torch.checks import check_flag
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.dataformats import torch_uint8
-from summarylib.dashboards.embedding import write_files
-from summarylib.ops import custom_scalars as custom_scalars_encoding
-from summarylib.ops import embedding as embedding_encoding
-from summarylib.ops import generic
-from summarylib.ops import mesh as mesh_encoding
-from summarylib.ops import pr_curve as pr_curve_encoding
 from summarylib.ops.convert import as_real_array
+from summarylib.ops.custom_scalars import encoding as custom_scalars_encoding
+from summarylib.ops.embedding import encoding as embedding_encoding
+from summarylib.ops.embedding.op import write_files
 from summarylib.ops.errors import op_error
-from summarylib.ops.graph import graph_def_bytes, graph_event
+from summarylib.ops.graph.encoding import graph_def_bytes, graph_event
+from summarylib.ops.mesh import encoding as mesh_encoding
+from summarylib.ops.pr_curve import encoding as pr_curve_encoding
+from summarylib.ops.tensor import encoding as tensor_encoding
 from summarylib.writer.queue import queue_task
 
 TORCH_NUM_THRESHOLDS = 127
@@ -159,7 +159,9 @@ class DashboardMethods(WriterCore):
             )
         data = np.stack(rows).astype(np.float32)
         metadata = pr_curve_encoding.create_metadata(data.shape[1]).SerializeToString()
-        self._queue("add_pr_curve_raw", tag, global_step, generic.summary, (tag, data, metadata), walltime)
+        self._queue(
+            "add_pr_curve_raw", tag, global_step, tensor_encoding.summary, (tag, data, metadata), walltime
+        )
 
     def add_custom_scalars(self, layout: Any) -> None:
         """Write the Custom Scalars dashboard's layout of this run: `{category: {chart

@@ -19,7 +19,7 @@ import numpy as np
 
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
-from summarylib.ops.image import tile
+from summarylib.ops.image.encoding import tile
 
 GRID_COLUMNS = 8
 _LAYOUTS = {4: "NCHW", 3: "HWC", 2: "HW"}

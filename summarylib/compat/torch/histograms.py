@@ -31,7 +31,7 @@ from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.histogram_bins import bounded_histogram
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
-from summarylib.ops.histogram import finite_values
+from summarylib.ops.histogram.encoding import finite_values
 from summarylib.proto import histogram_pb2, summary_pb2
 from summarylib.writer.event_codec import event_of_summary
 

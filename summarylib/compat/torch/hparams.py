@@ -1,5 +1,5 @@
 """torch's `add_hparams`: one session of TensorBoard's HParams dashboard, through the
-hparams op's encoders (`summarylib.ops.hparams`).
+hparams op's encoders (`summarylib.ops.hparams.encoding`).
 
 It writes the experiment (the hparams, with `hparam_domain_discrete` as their discrete
 domains, and `metric_dict`'s keys as metrics), the session's start (the values) and its
@@ -37,10 +37,10 @@ from summarylib.compat.legacy_scalar import simple_value_event
 from summarylib.compat.torch.checks import check_run_name, check_text
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.scalars import scalar_float
-from summarylib.ops import hparams as encoding
 from summarylib.ops.convert import as_array
 from summarylib.ops.errors import op_error
-from summarylib.ops.hparams_domains import DATA_TYPES, Discrete, HParam, Metric
+from summarylib.ops.hparams import encoding
+from summarylib.ops.hparams.domains import DATA_TYPES, Discrete, HParam, Metric
 from summarylib.proto import hparams_pb2
 from summarylib.writer.event_codec import event_of_summary
 from summarylib.writer.series_files import series_event

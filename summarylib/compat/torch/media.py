@@ -22,11 +22,11 @@ from summarylib.compat.torch.checks import check_flag, check_text, check_wall_ti
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.dataformats import to_hwc, torch_uint8
 from summarylib.compat.torch.rendering import draw_boxes, figure_pixels, is_figure, video_grid, video_summary
-from summarylib.ops import audio as audio_encoding
-from summarylib.ops import image as image_encoding
-from summarylib.ops import text as text_encoding
+from summarylib.ops.audio import encoding as audio_encoding
 from summarylib.ops.convert import as_real_array, snapshot
 from summarylib.ops.errors import op_error
+from summarylib.ops.image import encoding as image_encoding
+from summarylib.ops.text import encoding as text_encoding
 
 MIN_FPS = 1 / 655.35  # a GIF frame's delay is at most 65535 hundredths of a second
 MAX_RESCALED_PIXELS = 1 << 26  # add_image_with_boxes enlarges to at most 64 Mpx

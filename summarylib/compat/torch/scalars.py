@@ -28,10 +28,10 @@ from summarylib.compat.legacy_scalar import SIMPLE_VALUE_COLUMNS, simple_value_e
 from summarylib.compat.torch.checks import check_flag, check_run_name, check_wall_time
 from summarylib.compat.torch.core import WriterCore
 from summarylib.format.wire import INT64_MAX, INT64_MIN
-from summarylib.ops import generic
-from summarylib.ops import scalar as scalar_encoding
 from summarylib.ops.convert import as_array, as_float
 from summarylib.ops.errors import op_error
+from summarylib.ops.scalar import encoding as scalar_encoding
+from summarylib.ops.tensor import encoding as tensor_encoding
 from summarylib.proto import summary_pb2
 from summarylib.writer.series_files import series_event
 
@@ -122,7 +122,7 @@ class ScalarMethods(WriterCore):
                     engine.scalars_full()
         elif double_precision:
             args = (tag, np.array(value, np.float64), _SCALARS_METADATA)
-            self._queue("add_scalar", tag, step, generic.summary, args, wall_time)
+            self._queue("add_scalar", tag, step, tensor_encoding.summary, args, wall_time)
         else:
             self._writer.submit(scalar_encoding.scalar_event, (tag, value, None), wall_time, step)
 
@@ -166,5 +166,5 @@ class ScalarMethods(WriterCore):
     ) -> None:
         """Write a whole tensor (any array-like) with the `tensor` plugin name, as torch does."""
         tag = self._tag("add_tensor", tag)
-        args = generic.prepare("add_tensor", tag, tensor, _TENSOR_METADATA)
-        self._queue("add_tensor", tag, global_step, generic.summary, args, walltime)
+        args = tensor_encoding.prepare("add_tensor", tag, tensor, _TENSOR_METADATA)
+        self._queue("add_tensor", tag, global_step, tensor_encoding.summary, args, walltime)

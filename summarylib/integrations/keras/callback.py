@@ -23,7 +23,6 @@ import keras
 
 import summarylib
 from summarylib.compat.torch.checks import check_flag
-from summarylib.dashboards.embedding import embedding
 from summarylib.integrations.implicit import settle_quietly
 from summarylib.integrations.keras import arguments
 from summarylib.integrations.keras.arguments import API, NAME
@@ -41,6 +40,7 @@ from summarylib.integrations.keras.scalars import (
     write_scalars,
 )
 from summarylib.integrations.keras.weights import weight_image, weight_tag
+from summarylib.ops.embedding import embedding
 from summarylib.writer.context import default_step, defaults, record_condition
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from summarylib.ops import generic
 from summarylib.ops.errors import op_error
+from summarylib.ops.tensor import encoding as tensor_encoding
 from summarylib.proto import summary_pb2
 from summarylib.writer.queue import queue_summary, recording_writer
 
@@ -58,5 +58,5 @@ def model_graph(model: Any, step: Any = 0) -> bool:
             f"summarylib: Keras model failed to serialize as JSON, not written: {error}", stacklevel=2
         )
         return False
-    args = generic.prepare(_OP, TAG, json_string, create_metadata())
-    return queue_summary(writer, _OP, TAG, step, generic.summary, args)
+    args = tensor_encoding.prepare(_OP, TAG, json_string, create_metadata())
+    return queue_summary(writer, _OP, TAG, step, tensor_encoding.summary, args)

@@ -13,8 +13,8 @@ import keras
 import numpy as np
 
 from summarylib.integrations.watch_views import KindViews
-from summarylib.ops import scalar as scalar_encoding
-from summarylib.ops import text as text_encoding
+from summarylib.ops.scalar import encoding as scalar_encoding
+from summarylib.ops.text import encoding as text_encoding
 from summarylib.writer.queue import queue_summary, recording_writer
 from summarylib.writer.summary_writer import SummaryWriter
 

@@ -4,7 +4,7 @@ window variance all stay on the device; only the counts, each tensor's min and m
 one uint8 image per view cross to the host (about a quarter of the float32 snapshot's
 bytes), in one asynchronous copy into pinned memory. The writer's thread waits for that
 copy and encodes the Summaries (protos, PNG) with the CPU path's own functions
-(histogram.rows_from_counts, tensor_grid.pixels_summary).
+(histogram.encoding.rows_from_counts, tensor_grid.pixels_summary).
 
 Not tested on a GPU: the machines this project is tested on have none. The code is
 device-agnostic torch, and tests run it on CPU tensors against the CPU path (same tags,
@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from summarylib.integrations.watch_views import KindViews
-from summarylib.ops import histogram
+from summarylib.ops.histogram import encoding as histogram_encoding
 from summarylib.ops.tensor_grid import (
     HIGH_PERCENTILE,
     LOW_PERCENTILE,
@@ -122,7 +122,7 @@ class DeviceViews:
         low, high, counts, *images = (t.numpy() for t in host)
         kind = self.views.kind
         parts = [
-            histogram.summary_of_rows(f"{kind}/{name}", _rows(float(lo), float(hi), row))
+            histogram_encoding.summary_of_rows(f"{kind}/{name}", _rows(float(lo), float(hi), row))
             for name, lo, hi, row in zip(grid.names, low, high, counts, strict=True)
         ]
         if images and self.views.images:
@@ -134,7 +134,9 @@ class DeviceViews:
 
 def _rows(low: float, high: float, counts: np.ndarray) -> np.ndarray:
     """A tensor's histogram rows; all zeros when it has no finite value (low > high)."""
-    return np.zeros((counts.size, 3)) if low > high else histogram.rows_from_counts(low, high, counts)
+    return (
+        np.zeros((counts.size, 3)) if low > high else histogram_encoding.rows_from_counts(low, high, counts)
+    )
 
 
 def _histograms(

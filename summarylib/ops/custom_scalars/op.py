@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from summarylib.ops import custom_scalars as encoding
+from summarylib.ops.custom_scalars import encoding
 from summarylib.writer.context import get_step
 from summarylib.writer.queue import queue_summary, recording_writer
 

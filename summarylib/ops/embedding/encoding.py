@@ -43,8 +43,8 @@ from google.protobuf import text_format
 
 from summarylib.ops.convert import as_array, as_real_array, snapshot
 from summarylib.ops.errors import check_name, check_text, op_error
-from summarylib.ops.image import tile, to_uint8
-from summarylib.ops.png import encode_png
+from summarylib.ops.image.encoding import tile, to_uint8
+from summarylib.ops.image.png import encode_png
 from summarylib.proto import projector_config_pb2
 
 CONFIG_FILENAME = "projector_config.pbtxt"

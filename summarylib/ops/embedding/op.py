@@ -7,7 +7,7 @@ import threading
 from typing import Any
 
 from summarylib.format.storage import join, read_text, replace_atomically
-from summarylib.ops import embedding as embedding_encoding
+from summarylib.ops.embedding import encoding as embedding_encoding
 from summarylib.ops.errors import check_name
 from summarylib.writer.context import resolve_step
 from summarylib.writer.queue import queue_task, recording_writer
@@ -31,7 +31,7 @@ def embedding(
     a sequence of values, one a column. `label_images` are the points' images, `[n, h, w,
     c]` or `[n, h, w]` as `summarylib.image` takes them. The files go to `<logdir>/<step,
     5 digits>/<name>/` and the embedding is added to `<logdir>/projector_config.pbtxt`
-    (see summarylib.ops.embedding for the layout).
+    (see summarylib.ops.embedding.encoding for the layout).
 
     The files are written on the writer's thread, like events, in queue order (a
     `flush()` returns once they are on disk; a failure to write them is reported as a

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from summarylib.ops.graph import graph_def_bytes, graph_event
+from summarylib.ops.graph.encoding import graph_def_bytes, graph_event
 from summarylib.writer.context import emit_pending_warnings, pending_warnings, resolve_step
 from summarylib.writer.queue import recording_writer
 

@@ -13,7 +13,7 @@ Written by hand, with numpy and fast deflate libraries, for speed; what makes PN
   on smooth maps ranks Paeth first where Sub deflates 12% smaller) by the size the fast
   deflate gives each filtered sample; on very redundant samples (gradients, plots), whose
   size that deflate estimates poorly, by libpng's measure alone, with a margin over None.
-- Deflate (`summarylib.ops.png_deflate`): ISA-L's fast level, libdeflate or zlib as the
+- Deflate (`summarylib.ops.image.png_deflate`): ISA-L's fast level, libdeflate or zlib as the
   sample's redundancy calls for; an image whose sample does not compress (noise) is stored,
   as pillow's output then is too, at the cost of a copy.
 
@@ -31,7 +31,7 @@ import struct
 
 import numpy as np
 
-from summarylib.ops.png_deflate import INCOMPRESSIBLE, crc32, deflate, fast
+from summarylib.ops.image.png_deflate import INCOMPRESSIBLE, crc32, deflate, fast
 
 NONE, SUB, UP, AVERAGE, PAETH = range(5)
 FILTERS = (NONE, SUB, UP, AVERAGE, PAETH)

@@ -13,7 +13,7 @@ bool images are written as 0/255 and uint32/uint64 ones with the same rule as th
 integers (TF rejects all three). Images with no pixels are rejected when one would be
 written, since PNG cannot hold them (TF fails inside its PNG encoder).
 
-Each image is one PNG from `summarylib.ops.png.encode_png`, the encoder every image path
+Each image is one PNG from `summarylib.ops.image.png.encode_png`, the encoder every image path
 shares: row filters and a fast deflate, about the size of the PNGs TF and pillow write at
 their default compression in a tenth of the time or less; the decoded pixels are the same.
 """
@@ -28,7 +28,7 @@ from summarylib.format.tensor import make_tensor_proto
 from summarylib.ops.batch import as_batch, check_max_outputs, first, string_tensor_summary
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import check_description, op_error
-from summarylib.ops.png import encode_png
+from summarylib.ops.image.png import encode_png
 from summarylib.proto import summary_pb2, tensor_pb2
 
 PLUGIN_NAME = "images"

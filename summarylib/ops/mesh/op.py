@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from summarylib.ops import mesh as mesh_encoding
 from summarylib.ops.errors import check_name
+from summarylib.ops.mesh import encoding as mesh_encoding
 from summarylib.writer.context import resolve_step
 from summarylib.writer.queue import queue_summary, recording_writer
 
@@ -26,7 +26,7 @@ def mesh(
     vertex indices of triangles, `colors` `[b, n, 3]` RGB values 0 to 255, one a vertex;
     `config_dict` configures the three.js scene (camera, lights, material). Each
     component is one summary, tagged `<name>_VERTEX`, `<name>_FACE`, `<name>_COLOR`, at
-    the same step (see summarylib.ops.mesh). Returns False, without looking at the data,
+    the same step (see summarylib.ops.mesh.encoding). Returns False, without looking at the data,
     when there is no default writer or recording is off.
     """
     writer = recording_writer()

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from summarylib.ops.errors import check_text, op_error
-from summarylib.ops.hparams_domains import HParam, Metric, check_value, python_scalar, set_value
+from summarylib.ops.hparams.domains import HParam, Metric, check_value, python_scalar, set_value
 from summarylib.ops.summary import summary_bytes
 from summarylib.proto import hparams_pb2, summary_pb2, tensor_pb2, tensor_shape_pb2, types_pb2
 

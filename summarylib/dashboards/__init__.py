@@ -1,1 +1,0 @@
-"""Public ops of the dashboards beyond the core six, bound to the default writer."""

@@ -1,0 +1,8 @@
+"""Scalars for TensorBoard's scalars dashboard: the op bound to the default writer (`op.py`)
+and the Summary and Event bytes it makes, one at a time or a batch at once from the writer's
+scalar lane (`encoding.py`). May import the format layer, the shared op helpers, the writer
+and the protos."""
+
+from summarylib.ops.scalar.op import scalar
+
+__all__ = ["scalar"]
