@@ -175,18 +175,16 @@ class TensorBoard(keras.callbacks.Callback):
         stack.enter_context(summarylib.record_if(step % self._batch_frequency == 0))
         self._contexts.append(stack)
 
-    def _at_batch(self, step: int) -> None:
-        """Within the pushed context: step to the batch `step`, recording if it is logged.
-        Set as plain values (a bool, not a callable), so each op checks them at no cost;
-        leaving the context restores what was there before. The condition is set only
-        when it changes, and never looked at with update_freq=1 (True since the push):
-        a ContextVar set costs more than a get, a get more than an int comparison."""
-        default_step.set(step)
-        frequency = self._batch_frequency
-        if frequency != 1 and frequency is not None:
-            recording = step % frequency == 0
-            if record_condition.get() is not recording:
-                record_condition.set(recording)
+    def _record_at(self, step: int) -> None:
+        """Within the pushed context, with update_freq N > 1: record at the batch `step`
+        if it is logged. Set as a plain bool (not a callable), so each op checks it at no
+        cost, and only when it changes: a ContextVar set costs more than a get. (With
+        update_freq=1 it is True since the push, and never looked at: a batch hook runs
+        with cold caches in `fit`, where every call counts.) Leaving the context restores
+        what was there before."""
+        recording = step % (self._batch_frequency or 1) == 0
+        if record_condition.get() is not recording:
+            record_condition.set(recording)
 
     def _pop_writer(self) -> None:
         if self._contexts:
@@ -239,8 +237,10 @@ class TensorBoard(keras.callbacks.Callback):
 
     def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None:
         step = self._global_train_batch = self._global_train_batch + 1
-        if self._contexts:
-            self._at_batch(step)
+        if self._contexts:  # the step as the default, for the model's own summaries
+            default_step.set(step)
+            if self._batch_frequency != 1:
+                self._record_at(step)
         if self.write_steps_per_second:
             self._batch_start_time = time.perf_counter()
 
@@ -284,9 +284,11 @@ class TensorBoard(keras.callbacks.Callback):
                     self._log_batch(*heapq.heappop(self._pooled))
 
     def on_test_batch_begin(self, batch: int, logs: dict | None = None) -> None:
-        self._global_test_batch += 1
+        step = self._global_test_batch = self._global_test_batch + 1
         if self._contexts:
-            self._at_batch(self._global_test_batch)
+            default_step.set(step)
+            if self._batch_frequency != 1:
+                self._record_at(step)
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
         self._epoch_start_batch = self._global_train_batch

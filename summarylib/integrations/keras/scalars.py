@@ -1,13 +1,24 @@
-"""The Keras callback's scalars: one `summarylib.scalar` a value of Keras's logs, under a
-tag made once per log key and prefix (`batch_`, `epoch_`, `evaluation_..._vs_iterations`),
-not formatted per value; a value that is no number raised after the others are written."""
+"""The Keras callback's scalars: the values of Keras's logs at one step, under a tag made
+once per log key and prefix (`batch_`, `epoch_`, `evaluation_..._vs_iterations`), not
+formatted per value; a value that is no number raised after the others are written."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import summarylib
+from summarylib.format.wire import INT64_MAX, INT64_MIN
+from summarylib.ops.errors import check_name
+from summarylib.ops.scalar.encoding import V2_COLUMNS
+from summarylib.writer.context import (
+    default_writer,
+    emit_pending_warnings,
+    evaluate,
+    pending_warnings,
+    record_condition,
+)
 
 MAX_CACHED_TAGS = 4096  # a cache holds at most this many log keys
 
@@ -15,28 +26,51 @@ MAX_CACHED_TAGS = 4096  # a cache holds at most this many log keys
 def write_scalars(
     tags: dict[str, str], tag_of: Callable[[str], str], logs: Mapping[str, Any], step: int
 ) -> None:
-    """One `summarylib.scalar` a value of `logs`, at `step`, to the default writer; the
-    value's tag `tags[name]`, made by `tag_of(name)` the first time only (no formatting
-    per value). A value that is no real number is the op's one-shape error, raised once
-    every other value is written, so it takes no valid value with it."""
-    scalar = summarylib.scalar
+    """What `summarylib.scalar(tags[name], value, step=step)` for each value of `logs`
+    writes, to the default writer; the value's tag made by `tag_of(name)` the first time
+    only. Keras hands its hooks plain floats: those go straight into the writer's scalar
+    lane, with the writer, the recording condition, the step and the clock looked at once
+    for the whole batch (a hook in `fit` runs with cold caches, where every call counts);
+    anything else goes through the op. A value that is no real number is the op's
+    one-shape error, raised once every other value is written, so it takes no valid value
+    with it."""
+    writer = default_writer.get()
+    if writer is None:
+        return
+    condition = record_condition.get()
+    if condition is not True and not evaluate(condition):
+        return
+    engine = writer.scalar_engine
+    lane = (
+        engine.scalars
+        if engine is not None and type(step) is int and INT64_MIN <= step <= INT64_MAX
+        else None
+    )
+    now = time.time()
     error = None
     for name, value in logs.items():
-        tag = tags.get(name) or cached_tag(tags, tag_of, name)
         try:
-            scalar(tag, value, step=step)
+            tag = tags.get(name) or cached_tag(tags, tag_of, name)
+            if lane is not None and type(value) is float:
+                lane += (V2_COLUMNS, tag, value, now, step)
+            else:
+                summarylib.scalar(tag, value, step=step)
         except (TypeError, ValueError) as problem:
             error = error or problem
+    if lane is not None and len(lane) >= engine.scalar_limit:
+        engine.scalars_full()
+    if pending_warnings:
+        emit_pending_warnings()
     if error is not None:
         raise error
 
 
 def cached_tag(tags: dict[str, str], tag_of: Callable[[str], str], name: str) -> str:
-    """`tag_of(name)`, kept in `tags`; a cache that fills up (keys that change at every
-    batch) starts again empty."""
+    """`tag_of(name)`, checked as the scalar op checks a tag and kept in `tags`; a cache
+    that fills up (keys that change at every batch) starts again empty."""
     if len(tags) >= MAX_CACHED_TAGS:
         tags.clear()
-    tag = tags[name] = tag_of(name)
+    tag = tags[name] = check_name("scalar", tag_of(name))
     return tag
 
 
