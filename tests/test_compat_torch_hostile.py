@@ -291,6 +291,18 @@ def test_add_image_with_boxes_rescale_that_cannot_be_drawn_is_an_error_at_the_ca
     assert neighbours(writer.log_dir) == [0, 2]
 
 
+@pytest.mark.parametrize("labels", [1, 2.5, object()])
+def test_add_image_with_boxes_labels_that_are_no_sequence_are_an_error_at_the_call(writer, labels):
+    # torch's own raises a bare TypeError from len(labels) deep in the call
+    writer.add_scalar("ok", 1.0, 0)
+    with pytest.raises(TypeError) as raised:
+        writer.add_image_with_boxes("b", IMAGE, BOXES, 1, labels=labels)
+    assert_error_shape(raised, "add_image_with_boxes", "labels")
+    writer.add_scalar("ok", 1.0, 2)
+    writer.flush()
+    assert neighbours(writer.log_dir) == [0, 2]
+
+
 @pytest.mark.parametrize("rescale", [0.5, 2, np.float32(3.0), 100])
 def test_add_image_with_boxes_rescale_is_the_written_size(writer, rescale):
     writer.add_image_with_boxes("b", IMAGE, BOXES, 1, rescale=rescale)

@@ -160,6 +160,14 @@ class MediaMethods(WriterCore):
             )
         if isinstance(labels, str):
             labels = [labels]
+        if labels is not None and not hasattr(labels, "__len__"):
+            raise op_error(
+                TypeError,
+                op,
+                tag,
+                "labels",
+                f"expected a label a box (a list of str), got {type(labels).__name__}",
+            )
         if labels is not None:
             labels = [str(label) for label in labels] if len(labels) == len(boxes) else None
         rescale = _rescale(tag, rescale, pixels.shape[:2])
