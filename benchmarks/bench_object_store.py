@@ -6,7 +6,7 @@ For each destination: the caller's µs per `scalar` call, the total µs per call
 writer is closed (everything uploaded), bytes uploaded per event byte, and the objects a
 run makes per hour at the default upload interval; then the reader: µs per value reading
 the same run back from the bucket and from disk, with the files (segment objects in the
-bucket) and values each read, the same values on both sides. Needs the test extra (moto, s3fs).
+bucket) and values each read, the same values on both sides. Needs the remote-test extra (moto, s3fs).
 
 Then the same scalars, plus a 1 MiB tensor every 500 steps, while the store is down (the
 tests' relay cut): the caller's µs per call, the most memory the segment file held

@@ -29,7 +29,7 @@ def _protoc(out_dir: Path) -> None:
 
         from grpc_tools import protoc
     except ImportError:
-        sys.exit(f"needs grpcio-tools=={PINNED_GRPCIO_TOOLS} (pip install -e '.[test]')")
+        sys.exit(f"needs grpcio-tools=={PINNED_GRPCIO_TOOLS} (pip install -e '.[dev]')")
     found = version("grpcio-tools")
     if found != PINNED_GRPCIO_TOOLS:
         sys.exit(f"needs grpcio-tools=={PINNED_GRPCIO_TOOLS}, found {found}")

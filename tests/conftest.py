@@ -9,7 +9,7 @@ from hypothesis import settings
 
 from summarylib.writer import context
 
-# Keras 3 runs on the torch backend here: TensorFlow is not in the test extra.
+# Keras 3 runs on the torch backend here: TensorFlow is in no extra.
 os.environ.setdefault("KERAS_BACKEND", "torch")
 
 # Hypothesis's per-example deadline is a wall-clock assertion: on a loaded machine it fails

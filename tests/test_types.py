@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mypy", reason="mypy is in the test extra")
+pytest.importorskip("mypy", reason="mypy is not installed (the dev extra)")
 
 ROOT = Path(__file__).resolve().parent.parent
 

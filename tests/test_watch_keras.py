@@ -1,5 +1,5 @@
 """`summarylib.integrations.keras.watch.Watch`: a Keras 3 model trained with each option,
-read back through TensorBoard's own data access (torch backend, as in the test extra)."""
+read back through TensorBoard's own data access (torch backend, as in the frameworks extra)."""
 
 from __future__ import annotations
 
