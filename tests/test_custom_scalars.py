@@ -156,6 +156,7 @@ def test_bad_layouts_are_rejected_at_the_call(logdir, layout, error, names):
 
 
 @pytest.mark.parametrize("load_fast", LOADERS, ids=["python-loader", "rust-loader"])
+@pytest.mark.slow
 def test_custom_scalars_plugin_returns_the_layouts(tmp_path, load_fast):
     """Run `a` writes a Layout proto, then a newer one; run `b` the dict form: the plugin
     merges the newest layout of each run, category by title."""

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from tensorboard import context
 
 from summarylib.demo import write_demo_run
@@ -15,6 +16,7 @@ from tests.tensorboard_server import get_json, post_json, running_tensorboard, w
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+@pytest.mark.slow
 def test_demo_writes_every_dashboard(tmp_path):
     logdir = str(tmp_path / "demo")
     result = subprocess.run(
@@ -48,6 +50,7 @@ def test_demo_writes_every_dashboard(tmp_path):
     assert listed["scalars"]["."]["train/loss"].max_step == 19
 
 
+@pytest.mark.slow
 def test_the_demo_lights_up_every_dashboard_of_a_real_tensorboard(tmp_path):
     logdir = str(tmp_path / "demo")
     write_demo_run(logdir, steps=12)

@@ -23,6 +23,7 @@ LAUNCHER_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "SLURM_PROCID", "OMPI_
 
 def torchrun(tmp_path, mode: str) -> tuple[str, list[dict]]:
     """Run the DDP program on two processes; its logdir and each rank's values."""
+    pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
     logdir = str(tmp_path / "logs")
     env = dict(os.environ, PYTHONPATH=ROOT, OMP_NUM_THREADS="1")
     for variable in LAUNCHER_VARIABLES:
@@ -39,6 +40,7 @@ def torchrun(tmp_path, mode: str) -> tuple[str, list[dict]]:
     return logdir, outputs
 
 
+@pytest.mark.slow
 def test_torchrun_default_writes_one_run_with_every_step_once_and_the_mean(tmp_path):
     logdir, outputs = torchrun(tmp_path, "default")
     assert [name for name in os.listdir(logdir) if not name.startswith("events.")] == []
@@ -56,6 +58,7 @@ def test_torchrun_default_writes_one_run_with_every_step_once_and_the_mean(tmp_p
     assert [out["noop"] for out in outputs] == [False, True]
 
 
+@pytest.mark.slow
 def test_torchrun_ranks_all_gives_each_rank_its_run(tmp_path):
     logdir, outputs = torchrun(tmp_path, "all")
     assert sorted(os.listdir(logdir)) == ["rank_0", "rank_1"]

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib.util
 import os
 import re
 import subprocess
@@ -190,6 +191,17 @@ def run_python(code: str, where: str, namespace: dict[str, object]) -> None:
         pytest.skip(f"{where} needs {error.name}, which is not installed")
 
 
+# Modules a page's shell commands run, and the optional package each needs: without it the
+# page is skipped, as one whose Python needs a framework that is not installed.
+SHELL_NEEDS = {"summarylib.migrate": "libcst"}
+
+
+def skip_without_what_its_commands_need(block: Block) -> None:
+    for module, package in SHELL_NEEDS.items():
+        if module in block.code and importlib.util.find_spec(package) is None:
+            pytest.skip(f"{block.where} runs {module}, which needs {package}, which is not installed")
+
+
 def run_page(page: Path, workdir: Path) -> None:
     """Every block of the page in order; Python ones in the page's one namespace."""
     with contextlib.ExitStack() as cleanup:
@@ -202,8 +214,10 @@ def run_page(page: Path, workdir: Path) -> None:
             if block.lang == "python":
                 run_python(block.code, block.where, namespace)
             elif block.lang == "console":
+                skip_without_what_its_commands_need(block)
                 run_console(block, workdir)
             else:
+                skip_without_what_its_commands_need(block)
                 run_shell(block, workdir)
         for value in namespace.values():  # the writers a page left open, as its reader's exit would
             close = getattr(value, "close", None)
@@ -212,6 +226,7 @@ def run_page(page: Path, workdir: Path) -> None:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(ROOT)) for page in PAGES])
+@pytest.mark.slow
 def test_every_code_block_of_the_page_runs_and_prints_what_it_shows(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     run_page(page, tmp_path)
@@ -236,6 +251,7 @@ def test_the_readme_stays_short_and_its_links_lead_to_files():
     assert not missing, f"README links to files that do not exist: {missing}"
 
 
+@pytest.mark.slow
 def test_the_site_builds_strictly_with_its_api_reference(tmp_path):
     pytest.importorskip("mkdocs", reason="the docs extra (mkdocs) is not installed: pip install -e '.[docs]'")
     site = tmp_path / "site"
@@ -260,7 +276,10 @@ def test_the_site_builds_strictly_with_its_api_reference(tmp_path):
             assert f'id="{anchor}"' in html, f"{page} documents no {anchor}"
 
 
+@pytest.mark.slow
 def test_import_summarylib_reaches_the_integrations_without_importing_a_framework():
+    pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+    pytest.importorskip("lightning", reason="lightning is not installed (the frameworks extra)")
     code = (
         "import sys, summarylib\n"
         "assert callable(summarylib.integrations.keras.model_graph)\n"

@@ -61,17 +61,20 @@ for step in range(1000):
 """
 
 
+@pytest.mark.slow
 def test_normal_exit_without_close_writes_everything(logdir):
     run_script(LOG_1000, logdir)
     assert steps_by_tag(logdir) == {"x": list(range(1000))}
 
 
+@pytest.mark.slow
 def test_exception_writes_everything(logdir):
     result = run_script(LOG_1000 + "raise RuntimeError('training diverged')", logdir, check=False)
     assert result.returncode == 1 and "training diverged" in result.stderr
     assert steps_by_tag(logdir) == {"x": list(range(1000))}
 
 
+@pytest.mark.slow
 def test_exception_through_as_default_writes_everything(logdir):
     code = """
     import sys, summarylib as sl
@@ -84,6 +87,7 @@ def test_exception_through_as_default_writes_everything(logdir):
     assert steps_by_tag(logdir) == {"x": [1]}
 
 
+@pytest.mark.slow
 def test_no_background_thread_keeps_the_interpreter_alive(logdir):
     code = (
         LOG_1000
@@ -119,23 +123,27 @@ def _terminate(logdir: str, mode: str) -> tuple[int, str]:
     return child.returncode, out
 
 
+@pytest.mark.slow
 def test_sigterm_with_default_handler_writes_everything_and_still_terminates(logdir):
     returncode, _ = _terminate(logdir, "default")
     assert returncode == -signal.SIGTERM  # died of the signal, as without summarylib
     assert steps_by_tag(logdir) == {"x": list(range(1000))}
 
 
+@pytest.mark.slow
 def test_sigterm_chains_to_the_handler_installed_before(logdir):
     returncode, out = _terminate(logdir, "user_before")
     assert (returncode, out.strip()) == (3, "user handler")
     assert steps_by_tag(logdir) == {"x": list(range(1000))}
 
 
+@pytest.mark.slow
 def test_sigterm_handler_installed_after_ours_is_not_replaced(logdir):
     returncode, out = _terminate(logdir, "user_after")
     assert (returncode, out.strip()) == (4, "user handler")  # the user's handler, exactly
 
 
+@pytest.mark.slow
 def test_sigkill_leaves_readable_files_missing_at_most_the_last_interval(logdir):
     code = """
     import sys, time, summarylib as sl
@@ -232,6 +240,7 @@ def _newest_missing_seconds(tmp_path, trial: int, flush_millis: int) -> float:
     return (logged - steps[-1]) / 1e6
 
 
+@pytest.mark.slow
 def test_sigkill_of_a_caller_outpacing_the_writer_loses_at_most_a_flush_interval(tmp_path):
     """The bound the README states: what SIGKILL loses is at most the last flush interval
     of events, plus the time the writer takes to encode one batch. (Before, a caller
@@ -271,6 +280,7 @@ def test_many_threads_one_writer_nothing_lost_duplicated_or_interleaved(logdir):
 # Processes -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_os_fork_child_gets_its_own_file_and_never_rewrites_parent_events(logdir):
     code = """
     import os, sys, summarylib as sl
@@ -298,6 +308,7 @@ def test_os_fork_child_gets_its_own_file_and_never_rewrites_parent_events(logdir
 
 
 @pytest.mark.parametrize("start_method", ["fork", "spawn"])
+@pytest.mark.slow
 def test_multiprocessing_child_events_are_on_disk_when_it_ends(logdir, start_method):
     code = """
     import multiprocessing, sys, summarylib as sl

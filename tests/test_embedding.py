@@ -45,6 +45,7 @@ def pixels(png: bytes) -> np.ndarray:
 
 def write_with_torch(logdir: str, calls: list[dict]) -> None:
     """The same embeddings through torch's `SummaryWriter.add_embedding` (NCHW images)."""
+    pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
@@ -347,6 +348,7 @@ def served_embeddings(request, tmp_path_factory):
         yield base
 
 
+@pytest.mark.slow
 def test_projector_lists_and_serves_embeddings(served_embeddings):
     base = served_embeddings
     runs = wait_for(lambda: get_json(base, "data/plugin/projector/runs"), lambda r: len(r) == 2)

@@ -216,6 +216,7 @@ def graphs_server(request, graph_logdir):
         yield base, graphs
 
 
+@pytest.mark.slow
 def test_graphs_plugin_lists_each_run_graph(graphs_server):
     base, graphs = graphs_server
     info = wait_for(
@@ -226,6 +227,7 @@ def test_graphs_plugin_lists_each_run_graph(graphs_server):
         assert info[run]["run_graph"] is True
 
 
+@pytest.mark.slow
 def test_graphs_plugin_serves_the_written_graph(graphs_server):
     base, graphs = graphs_server
     for run, expected in graphs.items():
@@ -234,6 +236,7 @@ def test_graphs_plugin_serves_the_written_graph(graphs_server):
         assert served == tb_graph_pb2.GraphDef.FromString(expected.SerializeToString())
 
 
+@pytest.mark.slow
 def test_graphs_plugin_shows_the_module_hierarchy_of_a_traced_transformer(graphs_server):
     base, _ = graphs_server
     body = wait_for(lambda: get(base, "data/plugin/graphs/graph", run="transformer"), bool)

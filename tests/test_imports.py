@@ -8,6 +8,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 FRAMEWORKS = (
     "torch",
     "keras",
@@ -36,6 +38,7 @@ MODULES = (
 )
 
 
+@pytest.mark.slow
 def test_importing_summarylib_imports_no_framework():
     code = (
         "import importlib, json, sys\n"

@@ -59,6 +59,7 @@ def sections(output: str) -> dict[str, dict]:
 
 def build_logdir(root: str) -> str:
     """Runs from summarylib, tensorboardX and by hand (graphs, session logs, restarts)."""
+    pytest.importorskip("tensorboardX", reason="tensorboardX is not installed (the frameworks extra)")
     from tensorboardX import SummaryWriter
 
     logdir = os.path.join(root, "logs")
@@ -101,6 +102,7 @@ def logdir(tmp_path_factory) -> str:
 # tensorboard --inspect's numbers ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_default_numbers_are_those_of_tensorboard_inspect(logdir, capsys):
     expected = sections(tensorboard_inspect("--logdir", logdir))
     assert inspect.main(["--logdir", logdir]) == 0
@@ -114,6 +116,7 @@ def test_default_numbers_are_those_of_tensorboard_inspect(logdir, capsys):
     assert output.splitlines()[-1].startswith("OK: 3 runs, 3 files")
 
 
+@pytest.mark.slow
 def test_numbers_for_one_tag_of_one_event_file_are_those_of_tensorboard_inspect(logdir, capsys):
     (path,) = (os.path.join(d, f) for d, _, files in os.walk(logdir) for f in files if "summarylib" in d)
     expected = sections(tensorboard_inspect("--event_file", path, "--tag", "loss"))
@@ -196,6 +199,7 @@ def test_warnings_for_overlapping_files_and_plugins_tensorboard_cannot_read(tmp_
 # Damage and exit status ----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_damage_is_reported_with_file_and_offset_and_a_non_zero_exit(tmp_path):
     path = event_path(str(tmp_path))
     write_events(path, [scalar_event("x", s, 1.0) for s in range(100)])

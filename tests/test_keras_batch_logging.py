@@ -57,6 +57,7 @@ def fit_alone_and_listed(alone: str, listed: str, steps_per_execution: int | str
 
 # The torch backend takes only steps_per_execution=1; JAX takes more, in a child process.
 @pytest.mark.parametrize(("backend", "steps_per_execution"), [("torch", 1), ("jax", 2)])
+@pytest.mark.slow
 def test_a_callback_given_alone_logs_every_batch_as_in_a_list(tmp_path, backend, steps_per_execution):
     """Keras takes `callbacks=TensorBoard(...)` (not in a list) and then calls the batch-end
     hooks on a thread pool, where the fit's default writer is not set and the next batch

@@ -101,6 +101,7 @@ def pixels(png: bytes) -> np.ndarray:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.slow
 def test_same_runs_tags_and_steps_as_keras_on_tensorflow(example_logdirs, backend):
     ours = layout(example_logdirs[backend])
     assert ours == layout(REFERENCE)
@@ -113,6 +114,7 @@ def test_same_runs_tags_and_steps_as_keras_on_tensorflow(example_logdirs, backen
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.slow
 def test_same_values_as_keras_on_tensorflow(example_logdirs, backend):
     logdir = example_logdirs[backend]
     ours, theirs = read_scalars(logdir), read_scalars(REFERENCE)

@@ -148,6 +148,7 @@ def served_graph(request, tmp_path_factory):
         yield base
 
 
+@pytest.mark.slow
 def test_graphs_dashboard_draws_the_conceptual_graph(served_graph):
     base = served_graph
     info = wait_for(lambda: get_json(base, "data/plugin/graphs/info"), lambda r: "train" in r)

@@ -130,6 +130,7 @@ print("fitted", logger.log_dir)
 """
 
 
+@pytest.mark.slow
 def test_the_logger_fits_and_logs_its_graph_without_tensorboard_installed(tmp_path):
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(WITHOUT_TENSORBOARD), str(tmp_path)],

@@ -88,6 +88,7 @@ def test_graph_of_the_module_is_written(both_fits):
     assert any(name.startswith("TinyRegressor/net/") for name in names), names
 
 
+@pytest.mark.slow
 def test_the_hparams_dashboard_lists_the_version_with_every_metric(both_fits):
     ours, _ = both_fits
     request = {
@@ -159,6 +160,7 @@ def test_the_same_logger_on_pytorch_lightning(tmp_path):
     assert [step for step, _ in listing(str(tmp_path))["steps"][run]["loss"]] == [0, 1, 2, 3]
 
 
+@pytest.mark.slow
 def test_the_example_script_trains_and_logs(tmp_path):
     logdir = str(tmp_path / "logs")
     result = subprocess.run(

@@ -203,6 +203,7 @@ def served_meshes(request, tmp_path_factory):
         yield base
 
 
+@pytest.mark.slow
 def test_dashboard_lists_and_serves_meshes(served_meshes):
     base = served_meshes
     tags = wait_for(lambda: get_json(base, "data/plugin/mesh/tags"), lambda r: len(r.get(".", {})) == 2)

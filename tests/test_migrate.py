@@ -223,6 +223,7 @@ def test_json_report(tmp_path: Path, capsys) -> None:
     assert files[0]["diff"].startswith("--- a/")
 
 
+@pytest.mark.slow
 def test_missing_libcst_names_the_extra() -> None:
     code = (
         "import sys; sys.modules['libcst'] = None\n"

@@ -80,6 +80,7 @@ def tags_and_steps(data: dict) -> dict:
 
 
 @pytest.mark.parametrize("name", RUNNABLE)
+@pytest.mark.slow
 def test_migrated_program_writes_what_the_original_wrote(migrated: dict, name: str, tmp_path: Path) -> None:
     run(migrated["compat"], name, tmp_path)
     written, expected = digest(str(tmp_path)), reference(name)
@@ -90,6 +91,7 @@ def test_migrated_program_writes_what_the_original_wrote(migrated: dict, name: s
 
 
 @pytest.mark.parametrize("name", ["contrib_eager", "tf1_eager_style", "torch_writer"])
+@pytest.mark.slow
 def test_v2_migration_writes_the_same_scalars(migrated: dict, name: str, tmp_path: Path) -> None:
     run(migrated["v2"], name, tmp_path)
 
@@ -111,6 +113,7 @@ V2_RENAMED_TAGS = {
 
 
 @pytest.mark.parametrize("name", sorted(V2_RENAMED_TAGS))
+@pytest.mark.slow
 def test_tf1_eager_v2_migration_writes_the_same_data(migrated: dict, name: str, tmp_path: Path) -> None:
     run(migrated["v2"], name, tmp_path)
     renamed = V2_RENAMED_TAGS[name]
@@ -161,6 +164,7 @@ def test_the_command_over_the_whole_corpus(migrated: dict, tmp_path: Path, capsy
     assert "changed" not in rerun and rerun.count("LEFT") == 10
 
 
+@pytest.mark.slow
 def test_a_tf1_logger_building_histogram_protos_runs_migrated(migrated: dict, tmp_path: Path) -> None:
     """Every proto the logger builds moves (HistogramProto with Summary.Value): it runs without
     TensorFlow and TensorBoard reads its histograms back."""
@@ -178,6 +182,7 @@ def test_a_tf1_logger_building_histogram_protos_runs_migrated(migrated: dict, tm
 
 
 @pytest.mark.parametrize(("name", "step", "value"), [("colab_form", 0, 0.5), ("future_cell", 1, 0.25)])
+@pytest.mark.slow
 def test_a_migrated_notebook_runs_without_tensorflow(
     migrated: dict, tmp_path: Path, name: str, step: int, value: float
 ) -> None:
@@ -196,6 +201,7 @@ def test_a_migrated_notebook_runs_without_tensorflow(
     assert [(e.step, float(tensor_util.make_ndarray(e.tensor_proto))) for e in events] == [(step, value)]
 
 
+@pytest.mark.slow
 def test_migrated_hparams_api_runs_without_tensorflow_and_writes_the_hparams(
     migrated: dict, tmp_path: Path
 ) -> None:

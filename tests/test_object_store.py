@@ -45,6 +45,7 @@ def steps_of(url: str, tag: str = "x") -> list[int]:
     return [value.step for value in iter_values(url) if value.tag == tag]
 
 
+@pytest.mark.slow
 def test_every_event_once_in_order_for_tensorboard_while_live_and_after_close(url):
     writer = sl.create_file_writer(url + "/run")
     with writer.as_default():
@@ -62,6 +63,7 @@ def test_every_event_once_in_order_for_tensorboard_while_live_and_after_close(ur
     assert os.path.exists("s3:") is False
 
 
+@pytest.mark.slow
 def test_bytes_uploaded_stay_within_a_tenth_of_the_event_bytes(url):
     writer = sl.create_file_writer(url)
     with writer.as_default():
@@ -76,6 +78,7 @@ def test_bytes_uploaded_stay_within_a_tenth_of_the_event_bytes(url):
     assert sum(fs.size(path) for path in objects(url)) == segments.bytes_uploaded
 
 
+@pytest.mark.slow
 def test_an_outage_is_reported_and_the_writer_catches_up_losing_nothing(s3, url):
     writer = sl.create_file_writer(url, storage_options={"config_kwargs": {"retries": {"max_attempts": 1}}})
     with writer.as_default():
@@ -97,6 +100,7 @@ def test_an_outage_is_reported_and_the_writer_catches_up_losing_nothing(s3, url)
     assert steps_of(url) == list(range(30))
 
 
+@pytest.mark.slow
 def test_sigterm_uploads_everything_and_sigkill_leaves_only_whole_objects(url, tmp_path):
     code = """
 import sys, time, summarylib as sl
@@ -131,6 +135,7 @@ while True:
         assert [step for step, _ in read_scalars(target)["."]["x"]] == steps
 
 
+@pytest.mark.slow
 def test_torch_style_writer_and_inspect_on_a_bucket(url, capsys):
     with TorchStyleWriter(url) as writer:
         for step in range(3):
@@ -159,6 +164,7 @@ def test_a_url_without_its_filesystem_is_a_clear_error_and_no_local_directory(tm
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_the_reader_follows_a_live_run_in_a_bucket(url):
     writer = sl.create_file_writer(url)
     reader = Reader(url)
@@ -173,6 +179,7 @@ def test_the_reader_follows_a_live_run_in_a_bucket(url):
     assert seen == [list(range(block * 10, block * 10 + 10)) for block in range(3)]
 
 
+@pytest.mark.slow
 def test_projector_files_and_lightning_versions_in_a_bucket(url, tmp_path, monkeypatch):
     from summarylib.integrations.lightning import TensorBoardLogger
 
@@ -224,6 +231,7 @@ if sys.argv[2] == "sigterm":
 
 
 @pytest.mark.parametrize("ending", ["exit", "sigterm"])
+@pytest.mark.slow
 def test_add_scalars_series_on_a_store_are_uploaded_at_exit_and_on_sigterm(tmp_path, ending):
     url = f"local://{tmp_path}/run"
     run_child(SERIES_PROGRAM, url, ending, signal_after_ready=signal.SIGTERM if ending == "sigterm" else None)
@@ -253,6 +261,7 @@ os.waitpid(pid, 0)
 """
 
 
+@pytest.mark.slow
 def test_a_forked_child_on_a_store_writes_its_own_objects_and_loses_nothing(tmp_path):
     stderr = run_child(FORK_PROGRAM, f"local://{tmp_path}")
     assert "Exception ignored" not in stderr and "Traceback" not in stderr, stderr
@@ -262,6 +271,7 @@ def test_a_forked_child_on_a_store_writes_its_own_objects_and_loses_nothing(tmp_
     assert series == [0, 1, 100]
 
 
+@pytest.mark.slow
 def test_embedding_files_use_the_writers_storage_options(s3, monkeypatch):
     options = {
         "key": "testing",
@@ -280,6 +290,7 @@ def test_embedding_files_use_the_writers_storage_options(s3, monkeypatch):
     assert any(path.endswith("projector_config.pbtxt") for path in objects(url))
 
 
+@pytest.mark.slow
 def test_a_missing_bucket_is_reported_not_created(s3, spill_root):
     writer = sl.create_file_writer("s3://no-such-bucket-here/run")
     with writer.as_default(step=0):
@@ -325,6 +336,7 @@ def write_segments(run: str, steps: int, every: int = 1) -> None:
     writer.close()
 
 
+@pytest.mark.slow
 def test_a_read_of_a_bucket_lists_it_twice_and_gets_each_object_once(url, monkeypatch):
     write_segments(url + "/run", 100, every=25)
     segments = objects(url)
@@ -337,6 +349,7 @@ def test_a_read_of_a_bucket_lists_it_twice_and_gets_each_object_once(url, monkey
     assert made == {"head_object": 2, "get_object": 1}
 
 
+@pytest.mark.slow
 def test_a_reader_of_a_logdir_sees_what_another_client_adds_to_its_runs(url):
     write_segments(url + "/source", 2)
     client = boto3.client("s3")  # not through s3fs, whose listings would be told of the copies
@@ -350,6 +363,7 @@ def test_a_reader_of_a_logdir_sees_what_another_client_adds_to_its_runs(url):
     assert seen == [0, 1]
 
 
+@pytest.mark.slow
 def test_a_following_reader_fetches_each_finished_object_once(url, monkeypatch):
     """Segment objects do not change: once one is read whole and a newer one exists, later
     reads fetch only what is new (and the newest object, which may still be followed)."""
@@ -400,6 +414,7 @@ def test_a_following_reader_rereads_older_files_of_appendable_filesystems(tmp_pa
     assert [value.step for value in reader.values()] == [3, 4, 5]
 
 
+@pytest.mark.slow
 def test_directory_marker_objects_are_not_event_files(url):
     """Consoles and some tools make an empty `name/` object for a folder; one named like an
     event file is still a folder."""
@@ -413,6 +428,7 @@ def test_directory_marker_objects_are_not_event_files(url):
     assert steps_of(url) == [7]
 
 
+@pytest.mark.slow
 def test_objects_fetched_ahead_are_dropped_when_a_read_stops_early(url):
     from summarylib.reading.fetch_ahead import FetchAhead
 

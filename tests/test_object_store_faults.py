@@ -162,6 +162,7 @@ def assert_everything_uploaded(url: str, last_step: int) -> None:
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="needs Linux's /proc peak RSS reset")
+@pytest.mark.slow
 def test_an_outage_holds_bounded_memory_and_every_event_is_uploaded_after(s3, url, spill_root):
     """40 MiB logged while the store is down: the file holds at most its 4 MiB bound, the
     process grows by far less than it logged, and all of it is in the bucket after."""
@@ -174,6 +175,7 @@ def test_an_outage_holds_bounded_memory_and_every_event_is_uploaded_after(s3, ur
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/clear_refs"), reason="needs Linux's /proc peak RSS reset")
+@pytest.mark.slow
 def test_a_slow_store_holds_bounded_memory_and_every_event_is_uploaded(s3, url, spill_root):
     """A store taking 4 MiB/s while the loop logs 40 MiB, with the default 30 s upload
     interval: segments are cut by size, what waits beyond the bound is spilled."""
@@ -197,6 +199,7 @@ def test_a_slow_store_holds_bounded_memory_and_every_event_is_uploaded(s3, url, 
     assert list(spill_root.iterdir()) == []  # the spill went once uploaded
 
 
+@pytest.mark.slow
 def test_close_while_the_store_is_down_names_what_it_keeps_and_where(s3, url, spill_root):
     """The kept files are the objects the run lacks: readable where they are, and copying
     them into the run's prefix completes it."""
@@ -229,6 +232,7 @@ def test_close_while_the_store_is_down_names_what_it_keeps_and_where(s3, url, sp
     assert [step for step, _ in read_scalars(url)["."]["x"]] == list(range(50))
 
 
+@pytest.mark.slow
 def test_close_after_an_unreported_upload_failure_still_gives_the_account(s3, url, spill_root):
     """An upload failed in the background and nobody flushed: close() raises that first
     failure and also the account of what it kept and where."""
@@ -252,6 +256,7 @@ def test_close_after_an_unreported_upload_failure_still_gives_the_account(s3, ur
     assert logged_steps(kept, "x") == list(range(20))
 
 
+@pytest.mark.slow
 def test_a_restored_store_gets_every_spilled_segment_and_the_spill_is_removed(s3, url, spill_root):
     writer = sl.create_file_writer(url, flush_millis=50, storage_options=ONE_ATTEMPT)
     writer.set_as_default()
@@ -269,6 +274,7 @@ def test_a_restored_store_gets_every_spilled_segment_and_the_spill_is_removed(s3
     assert list(spill_root.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_when_even_the_spill_is_full_the_lost_events_are_counted_exactly(s3, url, tmp_path, monkeypatch):
     """Spill on a 1 MiB tmpfs, 1 MiB held in memory, 6 MB logged while the store is down:
     the rest is lost, and the account (events, steps) matches what the bucket lacks."""
@@ -304,6 +310,7 @@ def test_when_even_the_spill_is_full_the_lost_events_are_counted_exactly(s3, url
     assert f"steps {min(missing)}..{max(missing)}" in last_error
 
 
+@pytest.mark.slow
 def test_a_flush_on_a_crawling_store_gives_up_in_time_and_the_uploads_go_on(s3, url, spill_root, monkeypatch):
     """A flush waits for the store at most STALL_TIMEOUT, then says what still waits (kept
     on disk) and lets the loop go on; the uploads carry on and close() completes them."""
@@ -362,6 +369,7 @@ time.sleep(60)
 """
 
 
+@pytest.mark.slow
 def test_sigterm_while_the_store_is_down_leaves_the_events_on_local_disk(s3, url, spill_root):
     """SIGTERM's flush cannot upload; it keeps what waits in the spill before the process
     dies of the signal: the bucket and the spill hold every step between them."""

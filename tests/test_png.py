@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib.util
 import io
 import os
 import pathlib
@@ -98,7 +99,12 @@ KINDS = {
     "noise": noise,
     "large gray noise": lambda: noise(1000, 1000, 1),
     "smooth parameter map (float, 1000x1000)": lambda: smooth_map()[..., None],
-    "trained weights (float, 1000x1000)": functools.cache(lambda: trained_weights()[..., None]),
+    # A torch model's trained weights, where torch is installed (the frameworks extra).
+    **(
+        {"trained weights (float, 1000x1000)": functools.cache(lambda: trained_weights()[..., None])}
+        if importlib.util.find_spec("torch")
+        else {}
+    ),
     **{f"real photo, {name}": functools.partial(np.copy, pixels) for name, pixels in real_photos().items()},
 }
 

@@ -240,6 +240,7 @@ def test_legacy_v1_values(logdir):
 
 
 def test_files_written_by_tensorboardx(tmp_path):
+    pytest.importorskip("tensorboardX", reason="tensorboardX is not installed (the frameworks extra)")
     from tensorboardX import SummaryWriter
 
     image = np.arange(3 * 4 * 5, dtype=np.uint8).reshape(3, 4, 5)

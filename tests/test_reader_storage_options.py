@@ -44,6 +44,7 @@ def options(s3, url, monkeypatch) -> dict[str, str]:
     return reaching
 
 
+@pytest.mark.slow
 def test_load_table_iter_values_and_reader_read_through_storage_options(url, options):
     table = load_table(url, storage_options=options, as_dataframe=False)
     assert table["step"].tolist() == STEPS
@@ -55,6 +56,7 @@ def test_load_table_iter_values_and_reader_read_through_storage_options(url, opt
     assert [v.step for v in reader.values()] == STEPS
 
 
+@pytest.mark.slow
 def test_one_file_readers_and_find_sources_read_through_storage_options(url, options):
     (files,) = find_sources(url, options).values()
     events = [e for path in files for e in iter_events(path, storage_options=options)]
@@ -64,6 +66,7 @@ def test_one_file_readers_and_find_sources_read_through_storage_options(url, opt
     assert len(records) == len(events)
 
 
+@pytest.mark.slow
 def test_inspect_and_its_command_line_read_through_storage_options(url, options):
     report = inspect(url, storage_options=options)
     (run,) = report.runs
@@ -81,6 +84,7 @@ def test_inspect_and_its_command_line_read_through_storage_options(url, options)
     assert [(t["tag"], t["count"]) for t in run["tags"]] == [("x", len(STEPS))]
 
 
+@pytest.mark.slow
 def test_the_command_line_names_a_storage_options_value_that_is_not_a_json_object(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "summarylib.inspect", "--logdir", str(tmp_path), "--storage_options", "[1]"],

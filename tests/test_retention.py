@@ -58,6 +58,7 @@ def test_retain_seconds_must_be_positive(logdir, value):
         sl.create_file_writer(logdir, retain_seconds=value)
 
 
+@pytest.mark.slow
 def test_tensorboard_keeps_showing_the_newest_images_while_files_roll(logdir):
     writer = sl.create_file_writer(logdir, retain_seconds=2, flush_millis=100)
     image = np.random.default_rng(0).integers(0, 256, (1, 64, 64, 3), dtype=np.uint8)

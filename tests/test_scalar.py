@@ -179,6 +179,7 @@ def test_bad_description(logdir):
 
 
 def test_reads_tensorboardx_files(tmp_path):
+    pytest.importorskip("tensorboardX", reason="tensorboardX is not installed (the frameworks extra)")
     from tensorboardX import SummaryWriter as XWriter
 
     writer = XWriter(str(tmp_path))

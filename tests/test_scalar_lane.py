@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import threading
 
+import pytest
 from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
 
 import summarylib as sl
@@ -108,6 +109,7 @@ def test_a_logged_scalar_leaves_nothing_for_the_garbage_collector(tmp_path):
         assert loaded(path) == [("loss", step) for step in range(1, 2001)]
 
 
+@pytest.mark.slow
 def test_a_child_forked_while_the_lane_is_locked_logs_on(tmp_path):
     # The worker holds the lane's lock while it takes events; a fork at that moment gave
     # the child a lock no thread of the child would ever release.

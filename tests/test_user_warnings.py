@@ -76,6 +76,7 @@ def test_an_audio_warning_is_raised_at_the_next_op_of_any_kind(logdir):
     assert (warning.filename, warning.lineno) == (__file__, line)
 
 
+@pytest.mark.slow
 def test_error_filter_raises_at_the_users_line_and_loses_nothing(tmp_path):
     """Under `-W error` the warning is an exception in the caller's thread, at the user's
     line, after that call's event was queued; the writer goes on."""

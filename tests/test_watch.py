@@ -389,6 +389,7 @@ def test_finite_values_that_overflow_a_sum_are_not_reported(logdir):
     assert handle.nonfinite is None
 
 
+@pytest.mark.slow
 def test_views_queued_when_the_interpreter_exits_are_written(tmp_path):
     """Without close(): the writer drains at exit, after Python's thread pools shut down."""
     code = """

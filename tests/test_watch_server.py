@@ -19,6 +19,7 @@ from summarylib.integrations.torch import watch
 from tests.tensorboard_server import get, get_json, running_tensorboard, wait_for
 
 
+@pytest.mark.slow
 def test_tensorboard_shows_the_newest_watch_images_while_files_roll(logdir):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))

@@ -212,6 +212,7 @@ def run(logdir, steps, middle=lambda: None):
 """
 
 
+@pytest.mark.slow
 def test_the_worker_never_runs_the_training_script_again(tmp_path):
     result = run_script(
         tmp_path,
@@ -232,6 +233,7 @@ def test_the_worker_never_runs_the_training_script_again(tmp_path):
     assert [step for step, _ in histograms["parameters/0.weight"]] == [0, 1, 2, 3]
 
 
+@pytest.mark.slow
 def test_a_forked_child_starts_its_own_worker_and_the_parents_goes_on(tmp_path):
     result = run_script(
         tmp_path,
@@ -260,6 +262,7 @@ def test_a_forked_child_starts_its_own_worker_and_the_parents_goes_on(tmp_path):
         assert [step for step, _ in histograms["gradients/2.bias"]] == steps, run
 
 
+@pytest.mark.slow
 def test_the_worker_imports_no_framework():
     """It starts in a fraction of a second because it needs numpy and summarylib only."""
     code = (

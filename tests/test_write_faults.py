@@ -145,6 +145,7 @@ print(json.dumps({"raised": raised, "lost": stats.events_lost, "written": stats.
 
 
 @pytest.mark.parametrize("api", ["v2", "torch"])
+@pytest.mark.slow
 def test_file_size_limit_part_way_then_raised_loses_only_what_stats_counts(logdir, api):
     code = EFBIG_CHILD
     env = dict(os.environ, PYTHONPATH=ROOT)
