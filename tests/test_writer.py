@@ -103,6 +103,19 @@ def test_bad_writer_arguments_are_errors_in_the_one_shape_and_create_nothing(tmp
     assert list(tmp_path.iterdir()) == []
 
 
+def test_files_begun_in_one_second_sort_in_the_order_they_were_begun(logdir, monkeypatch):
+    # TensorBoard follows the last file of a run by name: a file begun after another in
+    # the same second must sort after it, also where the counter goes from 9 to 10.
+    os.makedirs(logdir)
+    monkeypatch.setattr(event_file, "_file_counter", itertools.count(8))
+    monkeypatch.setattr(event_file.time, "time", lambda: 1_800_000_000.5)
+    begun = [event_file.EventFile(logdir) for _ in range(4)]
+    for file in begun:
+        file.close()
+    names = [os.path.basename(file.path) for file in begun]
+    assert sorted(names) == names and len(set(names)) == 4
+
+
 def test_event_files_are_created_exclusively(logdir, monkeypatch):
     os.makedirs(logdir)
     for _ in range(5):

@@ -26,8 +26,12 @@ _file_counter = itertools.count()
 
 
 def event_file_name(seconds: int, hostname: str, pid: int, counter: int, suffix: str) -> str:
-    """The v2 event-file name TensorBoard and TensorFlow 2 use."""
-    return f"events.out.tfevents.{seconds:010d}.{hostname}.{pid}.{counter}{suffix}"
+    """The v2 event-file name TensorBoard and TensorFlow 2 use, with the per-process
+    counter zero-padded: TensorBoard follows a run's files in name order, and a file
+    begun in the same second as the one before it (a rolling file, a writer reopened)
+    must sort after it, also when the counter passes 9 or 99 (TensorFlow's unpadded
+    `.10` sorts before `.9`, so a TensorBoard that is following `.9` never reads `.10`)."""
+    return f"events.out.tfevents.{seconds:010d}.{hostname}.{pid}.{counter:06d}{suffix}"
 
 
 def v2_file_names(seconds: int, hostname: str, suffix: str | None) -> Iterator[str]:
