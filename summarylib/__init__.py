@@ -7,6 +7,11 @@ with writer.as_default(step=0):
 
 `summarylib.integrations` (Keras, Lightning, torch) is imported when first used, so
 `import summarylib` never imports a framework.
+
+This package is the public namespace over the layers (docs/architecture.md): it gathers
+the ops (`summarylib.ops.<kind>`), the writer's API (`summarylib.writer`), `hparams` and
+`distributed`. Only the surfaces on top (compat, integrations, demo, ...) may import it;
+the layers below import each other's modules directly.
 """
 
 import importlib

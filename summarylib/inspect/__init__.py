@@ -6,6 +6,9 @@ module: fields (`tensorboard --inspect`'s vocabulary), gathering (a logdir's val
 columns), run_stats (per tag, per file, per field), caveats (warnings), analysis (the
 `Report` of a path), report (its data), formatting, text_output and json_output (rendering)
 and cli (arguments, usage errors, exit status). Import from this package; the modules may move.
+
+A surface, on top of the layers: it reads with the reader's side (reader, decoding,
+reading, format, proto) and prints through pipe_output; it never imports the writer or the ops.
 """
 
 from __future__ import annotations

@@ -4,8 +4,13 @@ Lightning package). Each is a subpackage that imports its framework itself, so t
 imports none: `summarylib.integrations.torch.watch(...)` after a plain `import summarylib`
 imports the subpackage, and with it the framework, at first use.
 
-May import: every other summarylib package (integrations sit on top of the ops, the writer
-and compat.torch); nothing in summarylib imports it except this lazy attribute access.
+Beside the subpackages: the views both model watches write (watch_views.py; watch_remote.py
+and watch_worker.py make them in another process), the Lightning logger's body
+(lightning_logger.py) and the flushes and closes a framework makes (implicit.py).
+
+A surface, on top of the layers: it may import every layer below it, and compat.torch
+(the Lightning logger's writer). Nothing below imports it; compat.torch's `add_graph`
+imports integrations.torch's tracer when it is called.
 """
 
 from __future__ import annotations

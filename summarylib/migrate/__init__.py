@@ -5,7 +5,11 @@ summarylib, leaving it runnable: `python -m summarylib.migrate PATH ...`.
     result = migrate_source(source, path="train.py", to="compat")
     result.source, result.report
 
-Needs libcst (the `migrate` extra); nothing else in summarylib imports this package.
+Needs libcst (the `migrate` extra); nothing else in summarylib imports this package or libcst.
+engine.py migrates one source text, asking rules.py, which asks each source API's module
+(tf2.py, contrib.py, tf1.py, writers.py); cli.py is the command. A surface, on top of the
+layers: it imports compat.contrib (the names it rewrites to) and pipe_output, and looks the
+drop-in writers' methods up by name (surface.py).
 """
 
 try:

@@ -1,7 +1,7 @@
 """The writing engine: a run's writer, its queue and background thread, and its files.
 
-It imports only `summarylib.format` and `summarylib.proto` (never the ops, which queue
-their work here, nor the reader). A module a job:
+It imports only `summarylib.format`, `summarylib.checks` and `summarylib.proto` (never the
+ops, which queue their work here, nor the reader). A module a job:
 
 - What users and ops hold: summary_writer (the writer resource), api (`create_file_writer`,
   `flush`), writer_arguments (their checks), context (the default writer, step and

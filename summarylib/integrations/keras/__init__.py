@@ -6,6 +6,9 @@
 
 `model_graph` uses models through their own methods and never imports Keras; the
 callbacks, which subclass Keras's `Callback`, import it when first asked for.
+
+Part of integrations, a surface: it may import every layer below it (the callback's
+scalars go straight into the writer's scalar lane); nothing else in summarylib imports it.
 """
 
 from typing import Any

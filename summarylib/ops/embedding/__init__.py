@@ -1,7 +1,8 @@
 """Embeddings for TensorBoard's projector: the op bound to the default writer, which queues
 the files' writing for the writer's thread (`op.py`), and the matrix, metadata, sprite and
-config files it writes (`encoding.py`). May import the format layer (storage), the shared
-op helpers, the image op's encoding, the writer and the protos."""
+config files it writes (`encoding.py`). May import the shared op helpers (`summarylib.ops`),
+the image op's encoding and PNG encoder (the sprite) and the layers below (the writer,
+format, checks, the protos); no other kind's folder."""
 
 from summarylib.ops.embedding.op import embedding
 

@@ -1,6 +1,7 @@
 """Histograms for TensorBoard's histograms and distributions dashboards: the op bound to the
 default writer (`op.py`) and the buckets and Summary it writes (`encoding.py`). May import
-the format layer, the shared op helpers, the writer and the protos."""
+the shared op helpers (`summarylib.ops`) and the layers below (the writer, format, checks,
+the protos); never another kind's folder."""
 
 from summarylib.ops.histogram.op import histogram
 
