@@ -7,10 +7,10 @@
 Files are read in big chunks and their records found with `struct` and numpy; CRCs are checked
 for many records at once (CRC32C is linear, so records of one length differ in their CRCs
 only through the bytes in which they differ); scalar events are read at the byte level (see
-summarylib.decoding). A truncated last record (a file still being written, a killed writer)
-or a zero-filled tail (a crash on some filesystems) ends a file cleanly and is reported as a
-`Problem`; corruption in the middle raises `CorruptRecordError` naming the file and byte
-offset, or, with `tolerant=True`, is reported and skipped up to the next valid record.
+summarylib.reading.scalar_shapes). A truncated last record (a file still being written, a
+killed writer) or a zero-filled tail (a crash on some filesystems) ends a file cleanly and is
+reported as a `Problem`; corruption in the middle raises `CorruptRecordError` naming the file
+and byte offset, or, with `tolerant=True`, is reported and skipped up to the next valid record.
 
 Corruption is: a record that fails its CRCs, a record length that runs past the end of the
 file while a valid record follows, a record that is not an Event, and a value that cannot be

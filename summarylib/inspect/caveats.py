@@ -9,13 +9,13 @@ import os
 
 import numpy as np
 
-from summarylib.decoding import layout_problem, plugin_problem
 from summarylib.inspect.fields import KINDS
 from summarylib.inspect.formatting import utc_time
 from summarylib.inspect.gathering import RunData, by_tag
 from summarylib.inspect.report import Caveat, TagReport
 from summarylib.proto import event_pb2
 from summarylib.reader import Reader
+from summarylib.reading.plugins import layout_problem, plugin_problem
 
 
 def caveats(data: RunData, tags: list[TagReport], reader: Reader) -> list[Caveat]:

@@ -7,11 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.decoding import value_type
 from summarylib.format.storage import StorageOptions
 from summarylib.inspect.fields import KINDS
 from summarylib.proto import event_pb2
 from summarylib.reader import Batch, Reader
+from summarylib.reading.values import value_type
 
 
 class RunData:
