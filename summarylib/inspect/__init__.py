@@ -15,25 +15,16 @@ from __future__ import annotations
 
 from summarylib.inspect.analysis import inspect
 from summarylib.inspect.cli import main
-from summarylib.inspect.fields import LONG_FIELDS, SESSION_FIELDS, TAG_FIELDS, TRACKED_FIELDS, VALUE_FIELDS
-from summarylib.inspect.gathering import gather
 from summarylib.inspect.json_output import render_json
 from summarylib.inspect.report import Caveat, FileReport, Report, RunReport, TagReport
-from summarylib.inspect.text_output import SEPARATOR, render_text
+from summarylib.inspect.text_output import render_text
 
 __all__ = [
-    "LONG_FIELDS",
-    "SEPARATOR",
-    "SESSION_FIELDS",
-    "TAG_FIELDS",
-    "TRACKED_FIELDS",
-    "VALUE_FIELDS",
     "Caveat",
     "FileReport",
     "Report",
     "RunReport",
     "TagReport",
-    "gather",
     "inspect",
     "main",
     "render_json",
