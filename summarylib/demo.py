@@ -16,6 +16,8 @@ from summarylib import hparams as hp
 from summarylib.ops.tensor_grid import grid_image
 from summarylib.reader import iter_events
 
+__all__ = ["main", "write_demo_run"]
+
 HP_LR = hp.HParam("learning_rate", hp.RealInterval(1e-4, 1e-2), display_name="learning rate")
 HP_OPTIMIZER = hp.HParam("optimizer", hp.Discrete(["adam", "sgd"]))
 # The main run and two shorter runs of a made-up sweep, each a session of the HParams dashboard.

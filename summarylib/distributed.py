@@ -17,6 +17,8 @@ from typing import Any
 from summarylib.ops.convert import as_float
 from summarylib.writer.ranks import job_rank, torch_distributed_ready
 
+__all__ = ["max", "mean", "sum"]
+
 
 def mean(value: Any) -> float:
     """The mean of `value` (a real scalar: number, numpy scalar, 0-d tensor) over all ranks."""

@@ -65,6 +65,7 @@ __all__ = [
     "Summary",
     "SummaryMetadata",
     "audio",
+    "clear_collections",
     "histogram",
     "image",
     "merge",
