@@ -322,7 +322,7 @@ def test_default_writer_and_record_if(logdir):
     ("arguments", "error", "match"),
     [
         ({"log": "weights"}, ValueError, "argument 'log': expected 'all'"),
-        ({"log_freq": 0}, ValueError, "argument 'log_freq': expected a positive int, got 0"),
+        ({"log_freq": 0}, ValueError, "argument 'log_freq': expected a positive int, got int 0"),
         ({"variance_steps": -1}, ValueError, "argument 'variance_steps'"),
         ({"writer": "runs"}, TypeError, "argument 'writer': expected a summarylib writer, got str"),
         ({"step": 3}, TypeError, "argument 'step': expected a callable"),

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.checks import int_at_least
 from summarylib.compat import legacy_values
 from summarylib.compat.tags import family_tag
 from summarylib.ops.audio import encoding as audio_encoding
@@ -34,7 +35,7 @@ from summarylib.ops.histogram import encoding as histogram_encoding
 from summarylib.ops.image import encoding as image_encoding
 from summarylib.ops.tensor import encoding as tensor_encoding
 from summarylib.writer.api import flush
-from summarylib.writer.context import Condition, coerce_step, evaluate, input_error
+from summarylib.writer.context import Condition, coerce_step, evaluate
 from summarylib.writer.queue import queue_summary, recording_writer
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 
@@ -177,8 +178,7 @@ def record_summaries_every_n_global_steps(
     """Record contrib ops when the global step (or `global_step`) is a multiple of `n`,
     evaluated at each op."""
     api = "compat.contrib.record_summaries_every_n_global_steps"
-    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
-        raise input_error(ValueError, api, None, "n", f"expected a positive int, got {n!r}")
+    n = int_at_least(api, None, "n", n)
     step_source = global_step if global_step is not None else get_or_create_global_step()
     return _recording(lambda: coerce_step(step_source, "global_step", api) % n == 0)
 

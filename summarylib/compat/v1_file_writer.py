@@ -11,11 +11,12 @@ from typing import Any, ClassVar
 
 from google.protobuf.message import DecodeError
 
+from summarylib.checks import positive_seconds
 from summarylib.compat.lazy_summary import summary_bytes
 from summarylib.ops.errors import op_error
 from summarylib.ops.graph.encoding import graph_def_bytes, graph_event
 from summarylib.proto import event_pb2, summary_pb2
-from summarylib.writer.context import coerce_step, input_error
+from summarylib.writer.context import coerce_step
 from summarylib.writer.event_file import v1_file_names
 from summarylib.writer.summary_writer import SummaryWriter
 
@@ -38,14 +39,7 @@ class FileWriter:
         flush_secs: float = 120,
         filename_suffix: str | None = None,
     ) -> None:
-        if not isinstance(flush_secs, (int, float)) or isinstance(flush_secs, bool) or flush_secs <= 0:
-            raise input_error(
-                ValueError,
-                "compat.v1.FileWriter",
-                None,
-                "flush_secs",
-                f"expected a positive number, got {flush_secs!r}",
-            )
+        flush_secs = positive_seconds("compat.v1.FileWriter", None, "flush_secs", flush_secs)
         self._options = (max_queue, max(1, round(flush_secs * 1000)), filename_suffix)
         self._writer = SummaryWriter(logdir, *self._options, file_names=v1_file_names)
         self._seen_tags: set[str] = set()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from summarylib.writer.context import input_error
+from summarylib.checks import input_error
 
 # Tags already found valid (non-empty, UTF-8 encodable), so each is checked once. Bounded:
 # a program that makes a new tag per call (a bug, but a possible one) clears it now and
@@ -25,7 +25,7 @@ valid_tags: set[str] = set()
 _MAX_VALID_TAGS = 1 << 16
 _CACHED_LENGTH = 1024
 
-op_error = input_error
+op_error = input_error  # the one shape, made by summarylib.checks (which holds the shared checks)
 
 
 def wrapped_error(

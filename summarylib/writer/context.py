@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from summarylib.checks import input_error
 from summarylib.format.wire import INT64_MAX, INT64_MIN
 
 Condition = bool | Callable[[], Any]
@@ -44,25 +45,6 @@ class DefaultWriter(Protocol):
 default_writer: ContextVar[DefaultWriter | None] = ContextVar("summarylib_writer", default=None)
 default_step: ContextVar[int | None] = ContextVar("summarylib_step", default=None)
 record_condition: ContextVar[Condition] = ContextVar("summarylib_record_if", default=True)
-
-
-# Longest tag shown whole in an error message; longer ones are cut (a 100k-character tag
-# would otherwise make a 100k-character message).
-_SHOWN_TAG = 200
-
-
-def input_error(kind: type[Exception], api: str, tag: object, argument: str, problem: str) -> Exception:
-    """`kind` with the message of every summarylib input error:
-    `summarylib.<api>: tag '<tag>': argument '<arg>': <problem>`, without the tag part
-    for None (an API without tags). Defined here, the lowest layer that raises such
-    errors; `summarylib.ops.errors.op_error` is this function."""
-    if tag is None:
-        where = ""
-    elif isinstance(tag, str) and len(tag) > _SHOWN_TAG:
-        where = f" tag {tag[:_SHOWN_TAG]!r}... ({len(tag)} characters):"
-    else:
-        where = f" tag {tag!r}:"
-    return kind(f"summarylib.{api}:{where} argument {argument!r}: {problem}")
 
 
 def coerce_step(step: Any, argument: str = "step", api: str = "set_step", tag: str | None = None) -> int:

@@ -19,8 +19,8 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from summarylib.checks import input_error
 from summarylib.format.storage import join
-from summarylib.writer.context import input_error
 
 # (rank variable, size variable) of each launcher, in the order they are trusted.
 _LAUNCHER_VARIABLES = (

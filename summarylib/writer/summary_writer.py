@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from summarylib.checks import input_error
 from summarylib.format.storage import is_url
 from summarylib.writer import context, lifecycle
 from summarylib.writer import writer_arguments as arguments
@@ -69,9 +70,9 @@ class SummaryWriter:
         storage_options = arguments.check_storage_options(storage_options)
         on_object_store = is_url(logdir)
         if on_object_store and retain_seconds is not None:
-            raise context.input_error(
+            raise input_error(
                 ValueError,
-                "create_file_writer",
+                arguments.API,
                 None,
                 "retain_seconds",
                 f"is for local logdirs, got the URL {logdir!r}",
@@ -80,15 +81,15 @@ class SummaryWriter:
         self._setup(
             WriterSettings(
                 logdir=logdir,
-                max_queue=arguments.positive_int(max_queue, "max_queue", DEFAULT_MAX_QUEUE),
-                flush_millis=arguments.positive_int(flush_millis, "flush_millis", default_flush),
+                max_queue=arguments.positive_int_or_default(max_queue, "max_queue", DEFAULT_MAX_QUEUE),
+                flush_millis=arguments.positive_int_or_default(flush_millis, "flush_millis", default_flush),
                 filename_suffix=filename_suffix,
                 name=name or logdir,
-                max_queue_bytes=arguments.positive_int(
+                max_queue_bytes=arguments.positive_int_or_default(
                     max_queue_bytes, "max_queue_bytes", DEFAULT_MAX_QUEUE_BYTES
                 ),
                 file_names=file_names,
-                retain_seconds=arguments.positive_seconds(retain_seconds, "retain_seconds"),
+                retain_seconds=arguments.optional_positive_seconds(retain_seconds, "retain_seconds"),
                 storage_options=storage_options,
             )
         )

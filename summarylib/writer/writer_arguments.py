@@ -9,13 +9,13 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from summarylib.writer.context import input_error
+from summarylib.checks import input_error, int_at_least, positive_seconds
 
-_API = "create_file_writer"
+API = "create_file_writer"
 
 
 def _error(kind: type[Exception], argument: str, problem: str) -> Exception:
-    return input_error(kind, _API, None, argument, problem)
+    return input_error(kind, API, None, argument, problem)
 
 
 def _check_encodable(argument: str, text: str) -> None:
@@ -80,19 +80,11 @@ def check_storage_options(options: Any) -> dict[str, Any] | None:
     return dict(options)
 
 
-def positive_int(value: Any, argument: str, default: int) -> int:
-    """A positive int, or `default` for None."""
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise _error(ValueError, argument, f"expected a positive int, got {value!r}")
-    return value
+def positive_int_or_default(value: Any, argument: str, default: int) -> int:
+    """A positive int (see summarylib.checks), or `default` for None."""
+    return default if value is None else int_at_least(API, None, argument, value)
 
 
-def positive_seconds(value: Any, argument: str) -> float | None:
-    """None or a positive, finite number of seconds."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-        raise _error(ValueError, argument, f"expected a positive number of seconds, got {value!r}")
-    return float(value)
+def optional_positive_seconds(value: Any, argument: str) -> float | None:
+    """None or a positive, finite number of seconds (see summarylib.checks)."""
+    return None if value is None else positive_seconds(API, None, argument, value)

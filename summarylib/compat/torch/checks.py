@@ -2,11 +2,11 @@
 and the names it turns into directories.
 
 Everything a method accepts must be writable later on the writer's thread, so these run
-on the caller's thread, in the one error shape of `summarylib.ops.errors`:
+on the caller's thread, in the one error shape of `summarylib.checks` (whose checks of
+flags and numbers the methods use too):
 
 - strings (tags, text, hparams keys and values, layout titles): a `str` encodable as
   UTF-8, since protobuf writes strings as UTF-8 (a lone surrogate is not);
-- flags (`new_style`, `close`, `verbose`, ...): a bool or int, whose truth is clear;
 - `walltime`: None (now) or a finite real number (int, float, numpy number), since the
   event's `wall_time` is a double and TensorBoard sorts by it;
 - the run directories torch makes of `add_scalars`' `main_tag` and keys and of
@@ -23,9 +23,9 @@ import math
 import os
 from typing import Any
 
-import numpy as np
 from google.protobuf.message import DecodeError, Message
 
+from summarylib.checks import as_real, real_number
 from summarylib.ops.errors import check_text as check_utf8
 from summarylib.ops.errors import op_error
 
@@ -52,12 +52,11 @@ def check_wall_time(op: str, tag: Any, walltime: Any) -> float | None:
     """`walltime` as the event's wall time: None (now) or a finite real number."""
     if walltime is None or (type(walltime) is float and walltime - walltime == 0.0):
         return walltime  # the common cases, cheaply (inf - inf and NaN - NaN are NaN)
-    real = isinstance(walltime, (int, float, np.integer, np.floating)) and not isinstance(walltime, bool)
-    seconds = real_number(op, tag, "walltime", walltime) if real else math.nan
-    if math.isfinite(seconds):
+    seconds = as_real(walltime)
+    if seconds is not None and math.isfinite(seconds):
         return seconds
     raise op_error(
-        ValueError if real else TypeError,
+        TypeError if seconds is None else ValueError,
         op,
         tag,
         "walltime",
@@ -74,26 +73,6 @@ def check_seconds(op: str, argument: str, seconds: Any) -> float:
         return value
     raise op_error(
         ValueError, op, None, argument, f"expected a finite number of seconds, got {seconds!r:.80}"
-    )
-
-
-def check_flag(op: str, tag: Any, argument: str, flag: Any) -> bool:
-    """A yes/no argument as a bool: a bool, numpy bool or int (an array's truth is
-    ambiguous, and a string's is almost always a mistake)."""
-    if isinstance(flag, (bool, int, np.bool_, np.integer)):
-        return bool(flag)
-    raise op_error(TypeError, op, tag, argument, f"expected a bool, got {type(flag).__name__} {flag!r:.80}")
-
-
-def real_number(op: str, tag: Any, argument: str, value: Any) -> float:
-    """`value` as a float: an int, float or numpy number (not a bool), else a TypeError."""
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-        try:
-            return float(value)
-        except OverflowError:  # an int past float's range
-            return math.inf if value > 0 else -math.inf
-    raise op_error(
-        TypeError, op, tag, argument, f"expected a number, got {type(value).__name__} {value!r:.80}"
     )
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.compat.torch.checks import check_flag
+from summarylib.checks import check_flag
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.dataformats import torch_uint8
 from summarylib.ops.convert import as_real_array

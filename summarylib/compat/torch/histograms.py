@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.checks import int_at_least, optional_int_at_least, real_number
 from summarylib.compat.legacy_values import histogram_value, serialized
-from summarylib.compat.torch.checks import real_number
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.histogram_bins import bounded_histogram
 from summarylib.ops.convert import as_real_array
@@ -47,24 +47,14 @@ def check_bins(tag: str, bins: Any) -> str | int | np.ndarray:
         raise op_error(
             ValueError, _OP, tag, "bins", f"expected 'tensorflow' or one of {_NUMPY_RULES}, got {bins!r}"
         )
-    if isinstance(bins, (int, np.integer)) and not isinstance(bins, (bool, np.bool_)):
-        if bins < 1:
-            raise op_error(ValueError, _OP, tag, "bins", f"expected a positive number of bins, got {bins}")
-        return int(bins)
+    if isinstance(bins, (int, np.integer, np.bool_)):  # a number of bins (a bool is none)
+        return int_at_least(_OP, tag, "bins", bins)
     edges = as_real_array(_OP, tag, "bins", bins).astype(np.float64)
     if edges.ndim != 1 or edges.size < 2 or not (np.diff(edges) >= 0).all():
         raise op_error(
             ValueError, _OP, tag, "bins", f"expected increasing bin edges, got shape {list(edges.shape)}"
         )
     return edges
-
-
-def _check_max_bins(tag: str, max_bins: Any) -> int | None:
-    if max_bins is None:
-        return None
-    if isinstance(max_bins, (bool, np.bool_)) or not isinstance(max_bins, (int, np.integer)) or max_bins < 1:
-        raise op_error(ValueError, _OP, tag, "max_bins", f"expected None or a positive int, got {max_bins!r}")
-    return int(max_bins)
 
 
 def numpy_histogram_proto(values: np.ndarray, bins: str | int | np.ndarray, max_bins: int | None) -> Any:
@@ -113,7 +103,7 @@ class HistogramMethods(WriterCore):
         """Write a histogram of `values` (any shape, flattened) bucketed by `bins`."""
         tag = self._tag(_OP, tag)
         checked_bins = check_bins(tag, bins)
-        checked_max = _check_max_bins(tag, max_bins)
+        checked_max = optional_int_at_least(_OP, tag, "max_bins", max_bins)
         array = as_real_array(_OP, tag, "values", values)
         if array.size == 0:
             raise op_error(

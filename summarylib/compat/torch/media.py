@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.compat.torch.checks import check_flag, check_text, check_wall_time, real_number
+from summarylib.checks import check_flag, real_number
+from summarylib.compat.torch.checks import check_text, check_wall_time
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.dataformats import to_hwc, torch_uint8
 from summarylib.compat.torch.rendering import draw_boxes, figure_pixels, is_figure, video_grid, video_summary

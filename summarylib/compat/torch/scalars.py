@@ -24,8 +24,9 @@ from typing import Any, cast
 
 import numpy as np
 
+from summarylib.checks import check_flag
 from summarylib.compat.legacy_scalar import SIMPLE_VALUE_COLUMNS, simple_value_event
-from summarylib.compat.torch.checks import check_flag, check_run_name, check_wall_time
+from summarylib.compat.torch.checks import check_run_name, check_wall_time
 from summarylib.compat.torch.core import WriterCore
 from summarylib.format.wire import INT64_MAX, INT64_MIN
 from summarylib.ops.convert import as_array, as_float

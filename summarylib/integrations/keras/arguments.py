@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from summarylib.checks import is_int_at_least
 from summarylib.ops.errors import check_text, op_error
 
 API = "integrations.keras.TensorBoard"
@@ -55,21 +56,15 @@ def embeddings_metadata(value: Any) -> str | dict[str, str] | None:
     )
 
 
-def frequency(argument: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"{NAME}: argument {argument!r}: expected an int >= 0, got {value!r}")
-    return value
-
-
 def update_freq(value: Any) -> str | int:
     """`update_freq` as Keras keeps it: "epoch", or an int >= 1 ("batch" is 1)."""
     if isinstance(value, str) and value in ("batch", "epoch"):
         return 1 if value == "batch" else value
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if not is_int_at_least(value, 1):
         raise ValueError(
             f"{NAME}: argument 'update_freq': expected 'batch', 'epoch' or an int >= 1, got {value!r}"
         )
-    return value
+    return int(value)
 
 
 def profiles(profile_batch: Any) -> bool:

@@ -22,7 +22,7 @@ from typing import Any
 import keras
 
 import summarylib
-from summarylib.compat.torch.checks import check_flag
+from summarylib.checks import check_flag, int_at_least
 from summarylib.integrations.implicit import settle_quietly
 from summarylib.integrations.keras import arguments
 from summarylib.integrations.keras.arguments import API, NAME
@@ -109,12 +109,12 @@ class TensorBoard(keras.callbacks.Callback):
     ) -> None:
         super().__init__()
         self.log_dir = arguments.log_dir(log_dir)
-        self.histogram_freq = arguments.frequency("histogram_freq", histogram_freq)
+        self.histogram_freq = int_at_least(API, None, "histogram_freq", histogram_freq, least=0)
         self.write_graph = check_flag(API, None, "write_graph", write_graph)
         self.write_images = check_flag(API, None, "write_images", write_images)
         self.write_steps_per_second = check_flag(API, None, "write_steps_per_second", write_steps_per_second)
         self.update_freq = arguments.update_freq(update_freq)
-        self.embeddings_freq = arguments.frequency("embeddings_freq", embeddings_freq)
+        self.embeddings_freq = int_at_least(API, None, "embeddings_freq", embeddings_freq, least=0)
         self.embeddings_metadata = arguments.embeddings_metadata(embeddings_metadata)
         if arguments.profiles(profile_batch):
             warnings.warn(

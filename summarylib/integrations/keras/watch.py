@@ -12,36 +12,22 @@ from typing import Any
 import keras
 import numpy as np
 
+from summarylib.checks import check_kinds, check_writer, int_at_least, optional_int_at_least
 from summarylib.integrations.watch_views import KindViews
 from summarylib.ops.scalar import encoding as scalar_encoding
 from summarylib.ops.text import encoding as text_encoding
 from summarylib.writer.queue import queue_summary, recording_writer
 from summarylib.writer.summary_writer import SummaryWriter
 
-_NAME = "summarylib.integrations.keras.Watch"
+_API = "integrations.keras.Watch"
 _KINDS = ("parameters", "gradients")
 
 
-def _argument_error(kind: type[Exception], argument: str, problem: str) -> Exception:
-    return kind(f"{_NAME}: argument {argument!r}: {problem}")
-
-
-def _kinds(log: str | Sequence[str] | None) -> tuple[str, ...]:
-    if log is None:
-        return ()
-    names = _KINDS if log == "all" else (log,) if isinstance(log, str) else tuple(log)
-    if "activations" in names:
-        raise _argument_error(
-            ValueError,
-            "log",
-            "activations are not available for Keras models: a callback sees no layer outputs "
-            "without rebuilding the model (summarylib.integrations.torch.watch has them for PyTorch)",
-        )
-    if any(name not in _KINDS for name in names):
-        raise _argument_error(
-            ValueError, "log", f"expected 'all', one of {list(_KINDS)}, a list or None, got {log!r}"
-        )
-    return tuple(kind for kind in _KINDS if kind in names)
+# Why a kind of view is not offered (the torch watch has it).
+_UNAVAILABLE = {
+    "activations": "activations are not available for Keras models: a callback sees no layer outputs "
+    "without rebuilding the model (summarylib.integrations.torch.watch has them for PyTorch)"
+}
 
 
 def _flatten_into(arrays: list[Any], out: np.ndarray) -> None:
@@ -88,16 +74,14 @@ class Watch(keras.callbacks.Callback):
         buckets: int | None = None,
     ) -> None:
         super().__init__()
-        kinds = _kinds(log)
-        if isinstance(log_freq, bool) or not isinstance(log_freq, int) or log_freq < 1:
-            raise _argument_error(ValueError, "log_freq", f"expected a positive int, got {log_freq!r}")
-        if writer is not None and not callable(getattr(writer, "submit", None)):
-            raise _argument_error(
-                TypeError, "writer", f"expected a summarylib writer, got {type(writer).__name__}"
-            )
+        kinds = check_kinds(_API, log, _KINDS, _UNAVAILABLE)
+        log_freq = int_at_least(_API, None, "log_freq", log_freq)
+        variance_steps = int_at_least(_API, None, "variance_steps", variance_steps, least=0)
+        buckets = optional_int_at_least(_API, None, "buckets", buckets, least=0)
+        check_writer(_API, writer)
         if "gradients" in kinds and keras.backend.backend() != "torch":
             warnings.warn(
-                f"{_NAME}: gradients are only available on the PyTorch backend, not on "
+                f"summarylib.{_API}: gradients are only available on the PyTorch backend, not on "
                 f"{keras.backend.backend()}; writing parameters only",
                 stacklevel=2,
             )

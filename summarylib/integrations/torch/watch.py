@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from summarylib.checks import check_kinds, check_writer, input_error, int_at_least, optional_int_at_least
 from summarylib.integrations.torch.watch_device import DeviceViews
 from summarylib.integrations.torch.watch_numerics import NonFinite, NumericsCheck
 from summarylib.integrations.watch_views import KINDS, KindViews
@@ -27,22 +28,6 @@ from summarylib.writer.queue import queue_summary, recording_writer
 from summarylib.writer.summary_writer import SummaryWriter
 
 _OP = "integrations.torch.watch"
-
-
-def _argument_error(kind: type[Exception], argument: str, problem: str) -> Exception:
-    return kind(f"summarylib.{_OP}: argument {argument!r}: {problem}")
-
-
-def _kinds(log: str | Sequence[str] | None) -> tuple[str, ...]:
-    """The kinds `log` names: one of KINDS, "all", a list of KINDS, or None (no views)."""
-    if log is None:
-        return ()
-    names = KINDS if log == "all" else (log,) if isinstance(log, str) else tuple(log)
-    if any(name not in KINDS for name in names):
-        raise _argument_error(
-            ValueError, "log", f"expected 'all', one of {list(KINDS)}, a list of them or None, got {log!r}"
-        )
-    return tuple(kind for kind in KINDS if kind in names)
 
 
 def _first_tensor(output: Any) -> torch.Tensor | None:
@@ -330,21 +315,17 @@ def watch(
     same message from the forward call or `backward()`, unless `raise_on_nonfinite=False`.
     """
     if not isinstance(model, torch.nn.Module):
-        raise _argument_error(TypeError, "model", f"expected a torch.nn.Module, got {type(model).__name__}")
-    kinds = _kinds(log)
-    if isinstance(log_freq, bool) or not isinstance(log_freq, int) or log_freq < 1:
-        raise _argument_error(ValueError, "log_freq", f"expected a positive int, got {log_freq!r}")
-    if isinstance(variance_steps, bool) or not isinstance(variance_steps, int) or variance_steps < 0:
-        raise _argument_error(ValueError, "variance_steps", f"expected an int >= 0, got {variance_steps!r}")
-    if writer is not None and not callable(getattr(writer, "submit", None)):
-        raise _argument_error(
-            TypeError, "writer", f"expected a summarylib writer, got {type(writer).__name__}"
+        raise input_error(
+            TypeError, _OP, None, "model", f"expected a torch.nn.Module, got {type(model).__name__}"
         )
-    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 0):
-        raise _argument_error(ValueError, "buckets", f"expected an int >= 0 or None, got {buckets!r}")
+    kinds = check_kinds(_OP, log, KINDS)
+    log_freq = int_at_least(_OP, None, "log_freq", log_freq)
+    variance_steps = int_at_least(_OP, None, "variance_steps", variance_steps, least=0)
+    check_writer(_OP, writer)
+    buckets = optional_int_at_least(_OP, None, "buckets", buckets, least=0)
     if step is not None and not callable(step):
-        raise _argument_error(
-            TypeError, "step", f"expected a callable returning an int, got {type(step).__name__}"
+        raise input_error(
+            TypeError, _OP, None, "step", f"expected a callable returning an int, got {type(step).__name__}"
         )
     return Watch(
         model,

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.checks import int_at_least
 from summarylib.format.tensor import make_tensor_proto
 from summarylib.ops.convert import as_real_array, snapshot
 from summarylib.ops.errors import check_description, check_name, op_error
@@ -58,18 +59,7 @@ def create_metadata(num_thresholds: int, description: str | None = None) -> summ
 
 
 def _check_num_thresholds(tag: str, num_thresholds: Any) -> int:
-    if (
-        isinstance(num_thresholds, (bool, np.bool_))
-        or not isinstance(num_thresholds, (int, np.integer))
-        or num_thresholds < 2
-    ):
-        raise op_error(
-            ValueError,
-            "pr_curve",
-            tag,
-            "num_thresholds",
-            f"expected an int >= 2, got {type(num_thresholds).__name__} {num_thresholds!r:.80}",
-        )
+    num_thresholds = int_at_least("pr_curve", tag, "num_thresholds", num_thresholds, least=2)
     if num_thresholds > MAX_NUM_THRESHOLDS:
         raise op_error(
             ValueError,
@@ -78,7 +68,7 @@ def _check_num_thresholds(tag: str, num_thresholds: Any) -> int:
             "num_thresholds",
             f"expected at most {MAX_NUM_THRESHOLDS} thresholds, got {num_thresholds}",
         )
-    return int(num_thresholds)
+    return num_thresholds
 
 
 def _check_labels(tag: str, labels: np.ndarray) -> None:
