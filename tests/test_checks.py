@@ -7,7 +7,9 @@ import math
 import numpy as np
 import pytest
 
+import summarylib as sl
 from summarylib import checks
+from summarylib.compat import contrib, v1
 
 
 @pytest.mark.parametrize("good", [1, 7, np.int64(3), np.uint8(255), 10**30])
@@ -99,3 +101,19 @@ def test_kinds_come_in_their_order_and_unavailable_ones_say_why():
 def test_long_tags_are_cut_in_the_message():
     error = checks.input_error(ValueError, "op", "x" * 1000, "a", "bad")
     assert str(error) == f"summarylib.op: tag {'x' * 200!r}... (1000 characters): argument 'a': bad"
+
+
+def test_the_call_sites_take_numpy_counts_and_refuse_what_they_cannot_use(tmp_path):
+    """The writer and compat APIs check through these: a numpy count is a count, and a
+    flush interval of inf (once an OverflowError from inside the constructor) is refused."""
+    with sl.create_file_writer(tmp_path / "a", max_queue=np.int64(5)) as writer:
+        assert writer.settings.max_queue == 5 and type(writer.settings.max_queue) is int
+    with contrib.record_summaries_every_n_global_steps(np.int32(2)):
+        pass
+    for bad in (math.inf, math.nan, 0):
+        with pytest.raises(
+            ValueError,
+            match=r"^summarylib\.compat\.v1\.FileWriter: argument 'flush_secs': expected a positive",
+        ):
+            v1.FileWriter(tmp_path / "b", flush_secs=bad)
+    assert not (tmp_path / "b").exists()
