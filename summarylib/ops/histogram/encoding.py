@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.checks import optional_int_at_least
 from summarylib.format.tensor import make_tensor_proto
 from summarylib.ops.convert import as_real_array, snapshot
 from summarylib.ops.errors import check_description, check_name, op_error
@@ -81,21 +82,14 @@ def create_metadata(description: str | None = None) -> summary_pb2.SummaryMetada
 
 
 def _check_buckets(tag: str, buckets: Any) -> int:
-    if buckets is None:
+    count = optional_int_at_least("histogram", tag, "buckets", buckets, least=0)
+    if count is None:
         return DEFAULT_BUCKETS
-    if isinstance(buckets, (bool, np.bool_)) or not isinstance(buckets, (int, np.integer)):
+    if count > MAX_BUCKETS:
         raise op_error(
-            ValueError,
-            "histogram",
-            tag,
-            "buckets",
-            f"expected a non-negative int or None, got {type(buckets).__name__} {buckets!r}",
+            ValueError, "histogram", tag, "buckets", f"expected an int in [0, {MAX_BUCKETS}], got {count}"
         )
-    if not 0 <= buckets <= MAX_BUCKETS:
-        raise op_error(
-            ValueError, "histogram", tag, "buckets", f"expected an int in [0, {MAX_BUCKETS}], got {buckets}"
-        )
-    return int(buckets)
+    return count
 
 
 def _python_numbers(data: Any) -> bool:
