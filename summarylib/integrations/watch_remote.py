@@ -145,10 +145,10 @@ class Worker:
                     return self._free.pop(index)
         return Slot(self, next(self._slot_ids), max(size, 1))
 
-    def new_views(self, kind: str, images: bool, variance_steps: int, buckets: int | None) -> int:
-        """Have the worker make a KindViews of these settings; its id."""
+    def new_views(self, *settings: object) -> int:
+        """Have the worker make a KindViews of these settings (its arguments); its id."""
         views_id = next(self._views_ids)
-        self._send(("views", views_id, kind, images, variance_steps, buckets))
+        self._send(("views", views_id, *settings))
         return views_id
 
     def send_layout(self, views_id: int, grid: Any) -> None:

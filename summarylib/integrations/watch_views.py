@@ -40,18 +40,36 @@ class KindViews:
     """The views of one kind: the layout of the last names and shapes seen (reused while
     they stay the same) and the window's variance sums, which live on the writer's thread."""
 
-    def __init__(self, kind: str, images: bool, variance_steps: int, buckets: int | None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        images: bool,
+        variance_steps: int,
+        buckets: int | None,
+        histograms: bool = True,
+        grid: bool = True,
+    ) -> None:
+        """`images`: the image views (the grid image, and for parameters the variance
+        image); `histograms=False` leaves out the histograms and `grid=False` the grid
+        image itself, keeping the variance (what the live dashboard asks: images only,
+        maybe only the variance)."""
         self.kind = kind
-        self._images = images
+        self._images = images and grid
+        self._histograms = histograms
         self._buckets = histogram_encoding.DEFAULT_BUCKETS if buckets is None else buckets
         wanted = images and variance_steps > 1 and kind == "parameters"
         self._variance = WindowVariance(variance_steps) if wanted else None
-        self._settings = (kind, images, variance_steps, buckets)
+        self._settings = (kind, images, variance_steps, buckets, histograms, grid)
         self._layout: GridLayout | None = None
         self._lock = threading.Lock()  # the variance's state, should two writers' threads share it
         # The worker these views are registered with, their id there, the layout it has.
         self._remote: tuple[watch_remote.Worker, int] | None = None
         self._remote_layout: GridLayout | None = None
+
+    @property
+    def settings(self) -> tuple:
+        """The arguments these views were made with."""
+        return self._settings
 
     @property
     def images(self) -> bool:
@@ -97,17 +115,19 @@ class KindViews:
         values: np.ndarray,
         ready: Callable[[], Any] | None = None,
         slot: watch_remote.Slot | None = None,
+        wall_time: float | None = None,
     ) -> None:
         """Queue this kind's summaries of flat `values` (the tensors of `grid`, in order) at
-        `step`; `ready()`, if given, runs first on the writer's thread (a device copy's
-        synchronization). With the `slot` that `buffer` gave, the worker makes them."""
+        `step` (and `wall_time`, else now); `ready()`, if given, runs first on the writer's
+        thread (a device copy's synchronization). With the `slot` that `buffer` gave, the
+        worker makes them."""
         tag = f"{self.kind}/*"
         if slot is None or not slot.owner.alive:
-            queue_summary(writer, "watch", tag, step, self.summary, (grid, ready, values))
+            queue_summary(writer, "watch", tag, step, self.summary, (grid, ready, values), wall_time)
             return
         worker = slot.owner
         ticket = worker.request(self._remote_id(worker, grid), slot, values.size)
-        queue_summary(writer, "watch", tag, step, self._answer, (grid, worker, ticket, values))
+        queue_summary(writer, "watch", tag, step, self._answer, (grid, worker, ticket, values), wall_time)
 
     def _remote_id(self, worker: watch_remote.Worker, grid: GridLayout) -> int:
         """These views' id in `worker` (registering them there first), which has `grid`."""
@@ -135,7 +155,9 @@ class KindViews:
         pool: their numpy and deflate work releases the GIL, so a second core shares it."""
         if ready is not None:
             ready()
-        jobs: list[tuple[Callable[..., bytes], tuple]] = [(self._histograms, (grid, values))]
+        jobs: list[tuple[Callable[..., bytes], tuple]] = []
+        if self._histograms:
+            jobs.append((self._histogram_summaries, (grid, values)))
         if self._images:
             jobs.append((grid_summary, (f"images/{self.kind}", values, grid)))
         if self._variance is not None:
@@ -146,7 +168,7 @@ class KindViews:
             return b"".join(job(*args) for job, args in jobs)
         return b"".join(part.result() for part in parts)  # concatenated Summaries are one Summary
 
-    def _histograms(self, grid: GridLayout, values: np.ndarray) -> bytes:
+    def _histogram_summaries(self, grid: GridLayout, values: np.ndarray) -> bytes:
         return b"".join(
             histogram_encoding.summary(
                 f"{self.kind}/{name}", values[offset : offset + size], self._buckets, None, exact=False

@@ -8,7 +8,7 @@ multiprocessing's spawn, which would import the user's `__main__` again): FD is 
 of a Unix socket pair. Messages are pickled tuples, one `multiprocessing.connection`
 frame each, answered in the order they come:
 
-- `("views", id, kind, images, variance_steps, buckets)`: a new KindViews;
+- `("views", id, *settings)`: a new KindViews of these arguments;
 - `("layout", id, grid)`: the GridLayout the next snapshots of views `id` have;
 - `("slot", id, nbytes)`, then the slot's memory file descriptor over the socket: a
   shared float32 buffer the parent writes snapshots into;

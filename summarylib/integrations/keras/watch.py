@@ -12,7 +12,15 @@ from typing import Any
 import keras
 import numpy as np
 
-from summarylib.checks import check_kinds, check_writer, int_at_least, optional_int_at_least
+from summarylib.checks import (
+    check_kinds,
+    check_writer,
+    input_error,
+    int_at_least,
+    optional_int_at_least,
+    positive_seconds,
+)
+from summarylib.integrations.watch_live import LiveViews
 from summarylib.integrations.watch_views import KindViews
 from summarylib.ops.scalar import encoding as scalar_encoding
 from summarylib.ops.text import encoding as text_encoding
@@ -59,6 +67,10 @@ class Watch(keras.callbacks.Callback):
     and raises `FloatingPointError`, unless `raise_on_nonfinite=False`. This finds the
     first weight a NaN reached, not the layer that produced it (per-layer outputs are
     out of a callback's reach); `keras.callbacks.TerminateOnNaN` watches only the loss.
+
+    `live=True`: the views are the ones the Live dashboard asks for, as torch's
+    `watch(..., live=True)` writes them (grid images into `<run>/live`, rolling files
+    keeping the last `retain_seconds`; nothing while nobody looks; `images` stays False).
     """
 
     def __init__(
@@ -72,6 +84,8 @@ class Watch(keras.callbacks.Callback):
         raise_on_nonfinite: bool = True,
         variance_steps: int = 10,
         buckets: int | None = None,
+        live: bool = False,
+        retain_seconds: float = 600,
     ) -> None:
         super().__init__()
         kinds = check_kinds(_API, log, _KINDS, _UNAVAILABLE)
@@ -79,6 +93,11 @@ class Watch(keras.callbacks.Callback):
         variance_steps = int_at_least(_API, None, "variance_steps", variance_steps, least=0)
         buckets = optional_int_at_least(_API, None, "buckets", buckets, least=0)
         check_writer(_API, writer)
+        if live and images:
+            raise input_error(
+                ValueError, _API, None, "images", "with live=True the dashboard asks for the images; got True"
+            )
+        seconds = positive_seconds(_API, None, "retain_seconds", retain_seconds) if live else None
         if "gradients" in kinds and keras.backend.backend() != "torch":
             warnings.warn(
                 f"summarylib.{_API}: gradients are only available on the PyTorch backend, not on "
@@ -86,7 +105,16 @@ class Watch(keras.callbacks.Callback):
                 stacklevel=2,
             )
             kinds = tuple(kind for kind in kinds if kind != "gradients")
-        self._views = {kind: KindViews(kind, bool(images), variance_steps, buckets) for kind in kinds}
+        # live: the views the dashboard asks for (see watch_live), none of their own.
+        self._live = (
+            None if seconds is None else LiveViews(kinds, variance_steps, seconds, self._target, _API)
+        )
+        live_views = self._live is not None
+        self._views = (
+            {}
+            if live_views
+            else {kind: KindViews(kind, bool(images), variance_steps, buckets) for kind in kinds}
+        )
         self._log_freq = log_freq
         self._check = bool(check_numerics)
         self._raise = raise_on_nonfinite
@@ -105,22 +133,34 @@ class Watch(keras.callbacks.Callback):
         step, self.step = self.step, self.step + 1
         if self._check:
             self._check_numerics(step)
-        if step % self._log_freq:
-            return
-        writer = self._target()
+        live = self._live
+        if live is None:
+            if step % self._log_freq:
+                return
+            writer, views_of, wall_time = self._target(), self._views, None
+        else:
+            if not live.logged(step):
+                return
+            # Live views carry the step's time: the dashboard's latency is measured from it.
+            writer, views_of, wall_time = live.writer(), live.views, time.time()
         if writer is None:
             return
         named = {
             "parameters": [(v.path, v.value) for v in self.model.weights],
-            "gradients": self._gradients() if "gradients" in self._views else [],
+            "gradients": self._gradients() if "gradients" in views_of else [],
         }
-        for kind, views in self._views.items():
+        for kind, views in views_of.items():
             tensors = [(name, t) for name, t in named[kind] if int(np.prod(t.shape))]
             if tensors:
                 grid = views.layout_of([n for n, _ in tensors], [tuple(t.shape) for _, t in tensors])
                 values, slot = views.buffer(writer, grid.total)
                 _flatten_into([t for _, t in tensors], values)
-                views.queue(writer, step, grid, values, None, slot)
+                views.queue(writer, step, grid, values, None, slot, wall_time)
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        """Close the live writer (a later `fit` opens it again at its first live view)."""
+        if self._live is not None:
+            self._live.close()
 
     def _check_numerics(self, step: int) -> None:
         checked = [("weights", v.path, v.value) for v in self.model.weights if "float" in str(v.dtype)]

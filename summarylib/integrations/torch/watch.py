@@ -18,9 +18,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from summarylib.checks import check_kinds, check_writer, input_error, int_at_least, optional_int_at_least
+from summarylib.checks import (
+    check_kinds,
+    check_writer,
+    input_error,
+    int_at_least,
+    optional_int_at_least,
+    positive_seconds,
+)
 from summarylib.integrations.torch.watch_device import DeviceViews
 from summarylib.integrations.torch.watch_numerics import NonFinite, NumericsCheck
+from summarylib.integrations.watch_live import LiveViews
 from summarylib.integrations.watch_views import KINDS, KindViews
 from summarylib.ops.scalar import encoding as scalar_encoding
 from summarylib.ops.text import encoding as text_encoding
@@ -78,13 +86,23 @@ class Watch:
         raise_on_nonfinite: bool,
         variance_steps: int,
         buckets: int | None,
+        retain_seconds: float | None = None,
     ) -> None:
         self._model = model
         self._log_freq = log_freq
         self._writer = writer
         self._step_of = step
         self._raise = raise_on_nonfinite
-        self._views = {kind: KindViews(kind, images, variance_steps, buckets) for kind in kinds}
+        # live: the views the dashboard asks for (see watch_live), none of their own.
+        self._live = (
+            None
+            if retain_seconds is None
+            else LiveViews(kinds, variance_steps, retain_seconds, self._target, _OP)
+        )
+        live = self._live is not None
+        self._views = (
+            {} if live else {kind: KindViews(kind, images, variance_steps, buckets) for kind in kinds}
+        )
         self._device_views = {kind: DeviceViews(views, variance_steps) for kind, views in self._views.items()}
         self._numerics = NumericsCheck() if check_numerics else None
         self._parameters = [(name, p) for name, p in model.named_parameters()]
@@ -98,15 +116,15 @@ class Watch:
         self._leaves: list[tuple[str, torch.nn.Module]] = []  # watched for activations
         self._activation_handles: list[Any] = []  # on the leaves during logged steps only
         self._unset_grad_hooks: list[torch.Tensor] = []
-        self._install(optimizer)
+        self._install(optimizer, kinds)
 
     # -- hooks --------------------------------------------------------------------------
 
-    def _install(self, optimizer: torch.optim.Optimizer | None) -> None:
-        if "activations" in self._views:
+    def _install(self, optimizer: torch.optim.Optimizer | None, kinds: tuple[str, ...]) -> None:
+        if "activations" in kinds:
             modules = self._model.named_modules()
             self._leaves = [(path, m) for path, m in modules if not any(True for _ in m.children())]
-            self._hook_activations(self._logging)
+        self._plan_step()
         if self._numerics is not None:
             for path, module in self._model.named_modules():
                 self._handles.append(module.register_forward_hook(self._output_check(self._numerics, path)))
@@ -123,6 +141,17 @@ class Watch:
         if optimizer is not None:
             self._handles.append(optimizer.register_step_pre_hook(lambda *_: self._end_step()))
         self._after_backward = self._end_step if optimizer is None else None
+
+    def _plan_step(self) -> None:
+        """Whether the step beginning now is logged (its count a multiple of `log_freq`,
+        or, live, of the interval a dashboard asks for), and the activation hooks for it."""
+        live = self._live
+        if live is None:
+            self._logging = self._count % self._log_freq == 0
+            self._hook_activations(self._logging)
+        else:
+            self._logging = live.logged(self._count)
+            self._hook_activations(self._logging and live.wants_activations)
 
     def _hook_activations(self, wanted: bool) -> None:
         """Put the activation hooks on the leaf modules for a logged step, take them off for
@@ -192,34 +221,42 @@ class Watch:
 
     def _end_step(self) -> None:
         if self._logging:
-            writer = self._target()
+            live = self._live
+            writer = self._target() if live is None else live.writer()
             if writer is not None:
-                self._write_views(writer, self.current_step())
+                views = self._views if live is None else live.views
+                # Live views carry the step's time: the dashboard's latency is measured from it.
+                wall_time = None if live is None else time.time()
+                self._write_views(writer, self.current_step(), views, wall_time)
         self._activations = {}
         self._count += 1
-        self._logging = self._count % self._log_freq == 0
-        self._hook_activations(self._logging)
+        self._plan_step()
 
-    def _write_views(self, writer: SummaryWriter, step: int) -> None:
+    def _write_views(
+        self, writer: SummaryWriter, step: int, views_of: dict[str, KindViews], wall_time: float | None
+    ) -> None:
         tensors: dict[str, Iterable[tuple[str, torch.Tensor]]] = {
             "parameters": self._parameters,
             "gradients": [(name, p.grad) for name, p in self._parameters if p.grad is not None],
             "activations": self._activations.items(),
         }
-        for kind, views in self._views.items():
+        for kind, views in views_of.items():
             named = [(name, t) for name, t in tensors[kind] if t.numel()]
             if not named:
                 continue
             grid = views.layout_of([n for n, _ in named], [tuple(t.shape) for _, t in named])
             snapshotted = [t for _, t in named]
+            device = self._device_views.get(kind)  # histograms on the GPU: not for live views
             if all(t.device.type == "cpu" for t in snapshotted):
                 values, slot = views.buffer(writer, grid.total)
                 _cpu_snapshot(snapshotted, values)
-                views.queue(writer, step, grid, values, None, slot)
-            elif all(t.device == snapshotted[0].device and t.device.type == "cuda" for t in snapshotted):
-                self._device_views[kind].queue(writer, step, grid, snapshotted)
+                views.queue(writer, step, grid, values, None, slot, wall_time)
+            elif device is not None and all(
+                t.device == snapshotted[0].device and t.device.type == "cuda" for t in snapshotted
+            ):
+                device.queue(writer, step, grid, snapshotted)
             else:
-                views.queue(writer, step, grid, *_device_snapshot(snapshotted))
+                views.queue(writer, step, grid, *_device_snapshot(snapshotted), wall_time=wall_time)
 
     def _report(self, found: NonFinite | None) -> None:
         if found is None or self._reported_step == found.step:
@@ -256,6 +293,8 @@ class Watch:
                 parameter._post_accumulate_grad_hooks = None  # type: ignore[assignment]  # as before watch
         self._unset_grad_hooks = []
         self._activations = {}
+        if self._live is not None:
+            self._live.close()
 
     def __enter__(self) -> Watch:
         return self
@@ -277,6 +316,8 @@ def watch(
     raise_on_nonfinite: bool = True,
     variance_steps: int = 10,
     buckets: int | None = None,
+    live: bool = False,
+    retain_seconds: float = 600,
 ) -> Watch:
     """Watch `model` while it trains: histograms (and grid images) of its parameters,
     gradients and activations every `log_freq` steps, and the first NaN/Inf, with hooks
@@ -313,6 +354,13 @@ def watch(
     +Inf and -Inf counts) and `numerics/nonfinite_tensors` (scalar: how many checked
     tensors of that pass held NaN or Inf), then raises `FloatingPointError` with the
     same message from the forward call or `backward()`, unless `raise_on_nonfinite=False`.
+
+    `live=True`: the views are the ones the Live dashboard asks for (see
+    summarylib.integrations.watch_live), of the kinds in `log`, and "variance" with
+    "parameters": no histograms, and while nobody looks no views at all (the numerics
+    check, if on, goes on). They go, as grid images at the asked interval, to rolling
+    files in `<run>/live` that keep the last `retain_seconds`, the run being the logdir
+    of the watch's writer; `images` must stay False (the dashboard asks for images).
     """
     if not isinstance(model, torch.nn.Module):
         raise input_error(
@@ -323,6 +371,11 @@ def watch(
     variance_steps = int_at_least(_OP, None, "variance_steps", variance_steps, least=0)
     check_writer(_OP, writer)
     buckets = optional_int_at_least(_OP, None, "buckets", buckets, least=0)
+    if live and images:
+        raise input_error(
+            ValueError, _OP, None, "images", "with live=True the dashboard asks for the images; got True"
+        )
+    seconds = positive_seconds(_OP, None, "retain_seconds", retain_seconds) if live else None
     if step is not None and not callable(step):
         raise input_error(
             TypeError, _OP, None, "step", f"expected a callable returning an int, got {type(step).__name__}"
@@ -339,4 +392,5 @@ def watch(
         raise_on_nonfinite,
         variance_steps,
         buckets,
+        seconds,
     )
