@@ -1,0 +1,56 @@
+"""The Live dashboard as a TensorBoard plugin: `tensorboard --logdir runs` shows a "Live"
+tab when summarylib is installed beside TensorBoard (`pip install summarylib[tensorboard]`).
+
+A dynamic plugin (TensorBoard's `tensorboard_plugins` entry point, pyproject's
+`summarylib_live`): TensorBoard loads the ES module `index.js` into the tab's iframe, and
+serves every route of summarylib.live.app under `/data/plugin/summarylib_live/`, on its own
+HTTP server (no extra port). The app reads the event files itself, not through
+TensorBoard's multiplexer (which reloads every few seconds), and pushes new frames to the
+page as they are written. The one module of summarylib that imports TensorBoard.
+"""
+
+from __future__ import annotations
+
+import os
+
+from tensorboard.plugins import base_plugin
+
+from summarylib.format import live_control
+from summarylib.live.app import LiveApp, live_app
+
+PLUGIN_NAME = "summarylib_live"
+ROUTE_BASE = f"/data/plugin/{PLUGIN_NAME}/"
+
+
+class LivePlugin(base_plugin.TBPlugin):
+    """The Live dashboard: the newest watch views, images and scalars of each run, and the
+    views switched on from the page (see summarylib.live.app for the routes)."""
+
+    plugin_name = PLUGIN_NAME
+
+    def __init__(self, context: base_plugin.TBContext) -> None:
+        self._logdir = context.logdir or ""
+        # The follower thread starts at the first request, not with TensorBoard.
+        self._app: LiveApp | None = (
+            live_app(self._logdir, base=ROUTE_BASE, page=False) if self._logdir else None
+        )
+
+    def get_plugin_apps(self) -> dict[str, object]:
+        """Every route of the app, under the plugin's prefix (TensorBoard's `/*` route)."""
+        return {"/*": self._app} if self._app is not None else {}
+
+    def is_active(self) -> bool:
+        """Whether some run is live (a live/ subdirectory or a control file) or has images."""
+        if self._app is None:
+            return False
+        follower = self._app.follower
+        follower.fresh(max_age=5.0, timeout=2.0)
+        with follower.condition:
+            views = dict(follower.views)
+            if any(view.live or view.frames for view in views.values()):
+                return True
+        return any(os.path.exists(live_control.control_path(follower.run_directory(run))) for run in views)
+
+    def frontend_metadata(self) -> base_plugin.FrontendMetadata:
+        """An ES module plugin, in its own tab."""
+        return base_plugin.FrontendMetadata(es_module_path="/index.js", tab_name="Live")
