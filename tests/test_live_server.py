@@ -356,3 +356,39 @@ def test_the_standalone_server_imports_no_tensorboard() -> None:
     code = "import sys, summarylib.live.app, summarylib.live.__main__; print('tensorboard' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"
+
+
+def _frames(events: Iterator[bytes]) -> Iterator[dict[str, Any]]:
+    """The `frame` events' data of a stream's chunks, as they come."""
+    for chunk in events:
+        for event in chunk.decode().split("\n\n"):
+            if event.startswith("event: frame\n"):
+                yield json.loads(event.split("data: ", 1)[1])
+
+
+@pytest.mark.slow  # seconds: the files roll every second
+def test_a_stream_follows_rolling_files_as_they_begin_and_go(tmp_path: Any) -> None:
+    live_dir = str(tmp_path / "run" / live_control.LIVE_SUBDIR)
+    writer = sl.create_file_writer(live_dir, retain_seconds=2.0)
+    pixels = np.zeros((1, 4, 4, 1), np.uint8)
+    with writer.as_default():
+        sl.image(PARAMETERS, pixels, step=0)
+    writer.flush()
+    app = live_app(str(tmp_path))
+    events = app(
+        {"REQUEST_METHOD": "GET", "PATH_INFO": "/stream", "QUERY_STRING": "run=run"}, lambda *_: None
+    )
+    frames = _frames(iter(events))
+    try:
+        assert next(frames)["step"] == 0
+        for step in range(1, 6):
+            time.sleep(1.1)  # past the roll: this step begins a new file
+            with writer.as_default():
+                sl.image(PARAMETERS, pixels + step, step=step)
+            writer.flush()
+            assert next(frames)["step"] == step
+        files = os.listdir(live_dir)
+        assert len(files) < 6  # the oldest went (retain_seconds), and the stream went on
+    finally:
+        events.close()
+        writer.close()

@@ -21,6 +21,7 @@ views only to local directories, where `retain_seconds` rolls them).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 import time
@@ -35,6 +36,7 @@ KEEP_FRAMES = 4
 LISTING_SECONDS = 0.5
 IDLE_LISTING_SECONDS = 2.0
 _PLUGINS = ("images", "scalars")
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -164,32 +166,45 @@ class Follower:
             return next((frame for frame in kept if frame.number == number), None)
 
     def _run(self) -> None:
+        """The follower thread: poll, for as long as the process runs. An unexpected error
+        (a logdir gone, a filesystem failing) is logged and the next poll tries again, so
+        the dashboard comes back once the files do."""
         next_listing = 0.0
         while True:
-            now = time.monotonic()
+            try:
+                next_listing = self._poll(next_listing)
+            except Exception:
+                _log.exception("summarylib.live: following %s failed; trying again", self.logdir)
+                time.sleep(IDLE_LISTING_SECONDS)
+
+    def _poll(self, next_listing: float) -> float:
+        """One round: the listing when it is due, the shown runs' files, the heartbeats;
+        then the wait until the next round. Returns when the next listing is due."""
+        now = time.monotonic()
+        with self.condition:
+            shown = set(self._streams)
+        changed = False
+        if now >= next_listing or self._wake.is_set():
+            self._wake.clear()
+            changed = self._list()
+            for directory in list(self._directories.values()):
+                changed |= self._check(directory)
             with self.condition:
-                shown = set(self._streams)
-            changed = False
-            if now >= next_listing or self._wake.is_set():
-                self._wake.clear()
-                changed = self._list()
-                for directory in list(self._directories.values()):
+                self._listed_at = now
+                self.condition.notify_all()
+            next_listing = now + (LISTING_SECONDS if shown else IDLE_LISTING_SECONDS)
+        else:
+            for directory in list(self._directories.values()):
+                if directory.run in shown:
                     changed |= self._check(directory)
-                with self.condition:
-                    self._listed_at = now
-                    self.condition.notify_all()
-                next_listing = now + (LISTING_SECONDS if shown else IDLE_LISTING_SECONDS)
-            else:
-                for directory in list(self._directories.values()):
-                    if directory.run in shown:
-                        changed |= self._check(directory)
-            self._heartbeat(shown, now)
-            if changed:
-                with self.condition:
-                    self.version += 1
-                    self.condition.notify_all()
-            wait = self.poll_interval if shown else max(0.0, next_listing - time.monotonic())
-            self._wake.wait(wait)
+        self._heartbeat(shown, now)
+        if changed:
+            with self.condition:
+                self.version += 1
+                self.condition.notify_all()
+        wait = self.poll_interval if shown else max(0.0, next_listing - time.monotonic())
+        self._wake.wait(wait)
+        return next_listing
 
     def _list(self) -> bool:
         """Find the logdir's runs as they are now: new directories followed, gone ones
@@ -251,7 +266,7 @@ class Follower:
         if size == followed.size:
             return False
         followed.size = size
-        frames: list[Frame] = []
+        frames: dict[str, deque[Frame]] = {}  # the last few of each tag (a long file holds many)
         scalars: dict[str, tuple[int, float, float]] = {}
         descriptions: dict[str, str] = {}
         reader = followed.reader
@@ -274,13 +289,16 @@ class Follower:
                         proto = rows.protos.get(position)
                         if proto is not None and proto.metadata.summary_description:
                             descriptions[tag] = proto.metadata.summary_description
-                        frames.append(self._frame(directory.run, tag, step, wall_time, value, descriptions))
+                        frame = self._frame(directory.run, tag, step, wall_time, value, descriptions)
+                        frames.setdefault(tag, deque(maxlen=KEEP_FRAMES)).append(frame)
                 batch.commit()
         except (OSError, CorruptRecordError):
             pass  # a file deleted while read; the next listing forgets it
         if not frames and not scalars:
             return False
-        self._publish(directory.run, frames, scalars, descriptions)
+        self._publish(
+            directory.run, [frame for kept in frames.values() for frame in kept], scalars, descriptions
+        )
         return True
 
     def _frame(
