@@ -22,32 +22,6 @@ The records are written at step 0, whatever the default step, as TensorFlow writ
 The ops return False, writing nothing, when there is no default writer or recording is off.
 """
 
-from summarylib.ops.hparams import (
-    Discrete,
-    Domain,
-    HParam,
-    IntInterval,
-    Metric,
-    RealInterval,
-    hparams,
-    hparams_config,
-    hparams_config_pb,
-    hparams_pb,
-    session_end,
-    session_end_pb,
-)
-
-__all__ = [
-    "Discrete",
-    "Domain",
-    "HParam",
-    "IntInterval",
-    "Metric",
-    "RealInterval",
-    "hparams",
-    "hparams_config",
-    "hparams_config_pb",
-    "hparams_pb",
-    "session_end",
-    "session_end_pb",
-]
+# The namespace is exactly ops.hparams's: its names, and its __all__.
+from summarylib.ops.hparams import *  # noqa: F403
+from summarylib.ops.hparams import __all__ as __all__

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from google.protobuf.message import DecodeError, Message
+
 from summarylib.checks import input_error
 
 # Tags already found valid (non-empty, UTF-8 encodable), so each is checked once. Bounded:
@@ -89,3 +91,16 @@ def check_name(op: str, name: object) -> str:
 def check_description(op: str, tag: str, description: object) -> str | None:
     """The description an op stores in its metadata: None or a str encodable as UTF-8."""
     return check_optional_text(op, tag, "description", description)
+
+
+def check_serialized(message: type[Message], data: bytes, op: str, tag: str | None, argument: str) -> bytes:
+    """`data`, checked to parse as a `message` (a Summary, SummaryMetadata, GraphDef from
+    the user, written as given): a ValueError naming `argument` otherwise, at the call
+    rather than a file TensorBoard cannot read."""
+    try:
+        message.FromString(data)
+    except DecodeError as error:
+        raise op_error(
+            ValueError, op, tag, argument, f"not a serialized {message.DESCRIPTOR.name} ({error})"
+        ) from None
+    return data

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf.message import DecodeError
-
 from summarylib.format.wire import EVENT_GRAPH_DEF, length_delimited
-from summarylib.ops.errors import op_error, wrapped_error
+from summarylib.ops.errors import check_serialized, op_error, wrapped_error
 from summarylib.proto import graph_pb2
 from summarylib.writer.event_codec import event_head
 
@@ -39,14 +37,7 @@ def graph_def_bytes(graph_def: Any, op: str = "graph") -> bytes:
     if _is_graph_def_message(graph_def):
         return graph_def.SerializeToString()
     if isinstance(graph_def, (bytes, bytearray, memoryview)):
-        data = bytes(graph_def)
-        try:
-            graph_pb2.GraphDef.FromString(data)
-        except DecodeError as error:
-            raise op_error(
-                ValueError, op, None, "graph_def", f"bytes that are not a serialized GraphDef ({error})"
-            ) from None
-        return data
+        return check_serialized(graph_pb2.GraphDef, bytes(graph_def), op, None, "graph_def")
     raise op_error(
         TypeError,
         op,

@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from google.protobuf.message import DecodeError
 
 from summarylib.format.tensor import WRITABLE_DTYPES, make_tensor_proto
 from summarylib.ops.convert import as_array, snapshot
-from summarylib.ops.errors import check_text, op_error
+from summarylib.ops.errors import check_serialized, check_text, op_error
 from summarylib.ops.summary import summary_bytes
 from summarylib.proto import summary_pb2
 
@@ -33,13 +32,7 @@ def metadata_bytes(op: str, tag: str, metadata: Any) -> bytes | None:
             "metadata",
             f"expected a SummaryMetadata or bytes, got {type(metadata).__name__}",
         )
-    try:
-        summary_pb2.SummaryMetadata.FromString(serialized)
-    except DecodeError as error:
-        raise op_error(
-            ValueError, op, tag, "metadata", f"not a serialized SummaryMetadata ({error})"
-        ) from None
-    return serialized
+    return check_serialized(summary_pb2.SummaryMetadata, serialized, op, tag, "metadata")
 
 
 def _check_writable(op: str, tag: str, array: np.ndarray) -> None:

@@ -7,9 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from google.protobuf.message import DecodeError
-
-from summarylib.ops.errors import check_name, op_error
+from summarylib.ops.errors import check_name, check_serialized, op_error
 from summarylib.ops.tensor import encoding
 from summarylib.proto import summary_pb2
 from summarylib.writer.context import emit_pending_warnings, pending_warnings, resolve_step
@@ -54,12 +52,7 @@ def write_raw_pb(serialized_summary: bytes | summary_pb2.Summary, step: Any = No
             "serialized_summary",
             f"expected bytes or a Summary, got {type(serialized_summary).__name__}",
         )
-    try:
-        summary_pb2.Summary.FromString(serialized_summary)
-    except DecodeError as error:
-        raise op_error(
-            ValueError, "write_raw_pb", None, "serialized_summary", f"not a serialized Summary ({error})"
-        ) from None
+    check_serialized(summary_pb2.Summary, serialized_summary, "write_raw_pb", None, "serialized_summary")
     step = resolve_step("write_raw_pb", None, step)
     writer.submit(event_of_summary, (bytes, serialized_summary), time.time(), step)
     if pending_warnings:
