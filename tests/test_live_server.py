@@ -392,3 +392,12 @@ def test_a_stream_follows_rolling_files_as_they_begin_and_go(tmp_path: Any) -> N
     finally:
         events.close()
         writer.close()
+
+
+def test_the_standalone_server_refuses_a_logdir_at_a_url(capsys: Any) -> None:
+    from summarylib.live.__main__ import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--logdir", "s3://bucket/runs"])
+    assert exited.value.code == 2
+    assert "a local directory" in capsys.readouterr().err

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
+from summarylib.format.storage import is_url
 from summarylib.live.app import live_app
 
 
@@ -43,6 +44,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=6007, help="the port (default 6007; 0 picks a free one)")
     options = parser.parse_args(argv)
+    if is_url(options.logdir):
+        parser.error(
+            f"--logdir {options.logdir}: a local directory (live views are written only to local ones)"
+        )
     app = live_app(options.logdir)
     with make_server(options.host, options.port, app, _ThreadingServer, _QuietHandler) as server:
         port = server.server_address[1]

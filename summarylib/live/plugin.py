@@ -6,7 +6,9 @@ A dynamic plugin (TensorBoard's `tensorboard_plugins` entry point, pyproject's
 serves every route of summarylib.live.app under `/data/plugin/summarylib_live/`, on its own
 HTTP server (no extra port). The app reads the event files itself, not through
 TensorBoard's multiplexer (which reloads every few seconds), and pushes new frames to the
-page as they are written. The one module of summarylib that imports TensorBoard.
+page as they are written. Inactive for a logdir at a URL (an object store): a watch writes
+its live views only to local directories. The one module of summarylib that imports
+TensorBoard.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 from tensorboard.plugins import base_plugin
 
 from summarylib.format import live_control
+from summarylib.format.storage import is_url
 from summarylib.live.app import LiveApp, live_app
 
 PLUGIN_NAME = "summarylib_live"
@@ -29,11 +32,11 @@ class LivePlugin(base_plugin.TBPlugin):
     plugin_name = PLUGIN_NAME
 
     def __init__(self, context: base_plugin.TBContext) -> None:
-        self._logdir = context.logdir or ""
-        # The follower thread starts at the first request, not with TensorBoard.
-        self._app: LiveApp | None = (
-            live_app(self._logdir, base=ROUTE_BASE, page=False) if self._logdir else None
-        )
+        logdir = context.logdir or ""
+        # Local logdirs only (a watch writes live views only there); the follower thread
+        # starts at the first request, not with TensorBoard.
+        local = logdir and not is_url(logdir)
+        self._app: LiveApp | None = live_app(logdir, base=ROUTE_BASE, page=False) if local else None
 
     def get_plugin_apps(self) -> dict[str, object]:
         """Every route of the app, under the plugin's prefix (TensorBoard's `/*` route)."""
