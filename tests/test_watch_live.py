@@ -203,6 +203,39 @@ def test_the_live_writer_closes_with_the_watch_and_with_its_run(logdir, training
     run.watch.remove()
 
 
+def test_without_a_writer_the_run_is_the_default_writers_of_the_time(tmp_path):
+    model = mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    first, second = str(tmp_path / "first"), str(tmp_path / "second")
+
+    def steps(count: int) -> None:
+        time.sleep(POLL_SECONDS + 0.05)
+        for _ in range(count):
+            model(torch.randn(4, 8)).pow(2).mean().backward()
+            optimizer.step()
+
+    with watch(model, log="parameters", optimizer=optimizer, live=True):
+        for run in (first, second):
+            with sl.create_file_writer(run) as writer, writer.as_default():
+                write_request(run, LiveRequest(("parameters",), 1))
+                steps(3)
+    assert len(live_steps(first)["images/parameters"]) >= 2
+    assert len(live_steps(second)["images/parameters"]) >= 2
+
+
+def test_a_run_on_an_object_store_warns_once_and_trains_on(logdir):
+    model = mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    with sl.create_file_writer("memory://live-watch/run") as writer:
+        with pytest.warns(UserWarning, match="local logdirs") as warned:
+            handle = watch(model, log="all", writer=writer, optimizer=optimizer, live=True)
+        for _ in range(3):
+            model(torch.randn(4, 8)).pow(2).mean().backward()
+            optimizer.step()
+        handle.remove()
+    assert len(warned) == 1
+
+
 def test_live_arguments_are_checked(logdir):
     model = mlp()
     with pytest.raises(ValueError, match="images"):

@@ -74,6 +74,7 @@ class LiveViews:
         self._log_freq = 1
         self.views: dict[str, KindViews] = {}
         self._writer: SummaryWriter | None = None
+        self._hooked: weakref.WeakSet[SummaryWriter] = weakref.WeakSet()  # writers with a _CloseWith
         self._warned_url = False
 
     # -- the training thread, every step --------------------------------------------------
@@ -112,11 +113,13 @@ class LiveViews:
                 warnings.warn(
                     f"summarylib.{self._api}: live=True works for local logdirs; {main.logdir!r} is "
                     "on an object store, so no live views are written there",
-                    stacklevel=5,
+                    stacklevel=2,
                 )
             return
         self._poll = ControlPoll(main.logdir, interval=0.0)  # the interval is kept here
-        main.attach(_CloseWith(main, self))
+        if main not in self._hooked:  # once a writer, should the default writer alternate
+            self._hooked.add(main)
+            main.attach(_CloseWith(main, self))
 
     def _apply(self, request: LiveRequest | None) -> None:
         """Views for a new request (None: views off). A kind's views asked as before are
