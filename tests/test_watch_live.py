@@ -7,11 +7,13 @@ after the poll interval has passed (a step after POLL_SECONDS polls)."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 import subprocess
 import sys
 import textwrap
 import time
+import uuid
 
 import pytest
 
@@ -21,7 +23,7 @@ import torch
 from tensorboard import context as tb_context
 
 import summarylib as sl
-from summarylib.format.live_control import LIVE_SUBDIR, LiveRequest, control_path, write_request
+from summarylib.format.live_control import CONTROL_FILE, LIVE_SUBDIR, LiveRequest, control_path, write_request
 from summarylib.integrations.torch import watch
 from summarylib.integrations.watch_live import POLL_SECONDS
 from summarylib.reader import iter_values
@@ -223,17 +225,38 @@ def test_without_a_writer_the_run_is_the_default_writers_of_the_time(tmp_path):
     assert len(live_steps(second)["images/parameters"]) >= 2
 
 
-def test_a_run_on_an_object_store_warns_once_and_trains_on(logdir):
+def test_a_run_on_a_generic_fsspec_store_is_watched_live(logdir):
+    """memory://: the control object polled on the watch's thread, the views uploaded as
+    objects of `<run>/live` (moto's S3 server: tests/test_watch_live_store.py)."""
+    fsspec = pytest.importorskip("fsspec", reason="fsspec is not installed (the remote-test extra)")
+    url = f"memory://watch-live-{uuid.uuid4().hex}/run"
+    fs, path = fsspec.core.url_to_fs(url)
     model = mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
-    with sl.create_file_writer("memory://live-watch/run") as writer:
-        with pytest.warns(UserWarning, match="local logdirs") as warned:
-            handle = watch(model, log="all", writer=writer, optimizer=optimizer, live=True)
-        for _ in range(3):
+
+    def steps_until(done) -> None:
+        deadline = time.monotonic() + 30
+        while not done():
+            assert time.monotonic() < deadline
             model(torch.randn(4, 8)).pow(2).mean().backward()
             optimizer.step()
+            time.sleep(0.01)
+
+    def live_url_steps() -> list[int]:
+        fs.invalidate_cache()
+        if not fs.exists(f"{path}/{LIVE_SUBDIR}"):
+            return []
+        return [value.step for value in iter_values(f"{url}/{LIVE_SUBDIR}")]
+
+    with sl.create_file_writer(url) as writer:
+        handle = watch(model, log="parameters", writer=writer, optimizer=optimizer, live=True)
+        steps_until(lambda: handle.step >= 60)  # nobody looking: about a second, polled twice
+        assert live_url_steps() == []
+        body = {"version": 1, "views": ["parameters"], "log_freq": 2}
+        fs.pipe_file(f"{path}/{CONTROL_FILE}", json.dumps(body).encode())  # a dashboard on the store
+        steps_until(lambda: len(live_url_steps()) >= 3)
+        assert all(step % 2 == 0 for step in live_url_steps())
         handle.remove()
-    assert len(warned) == 1
 
 
 def test_live_arguments_are_checked(logdir):

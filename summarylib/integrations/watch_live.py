@@ -21,22 +21,23 @@ Why the stat is on the training thread, not the writer's: the writer's thread wa
 `flush_millis` (2 s by default), too seldom for a 0.5 s poll, and queueing a task there
 costs the training thread more than the stat itself (a few microseconds, twice a second).
 
-Object stores: not yet. A watch whose writer writes to a URL says so once and writes no
-live views (see docs/watch.md).
+On an object store (a run at an fsspec URL) a thread of the watch's own polls the control
+object and deletes the live views' objects older than `retain_seconds` (see
+watch_live_store); the live writer uploads what it made every LIVE_UPLOAD_MILLIS (each
+upload an object), so a view is there that much later.
 
 Shared by the PyTorch and Keras watches; knows no framework.
 """
 
 from __future__ import annotations
 
-import os
 import time
-import warnings
 import weakref
 from collections.abc import Callable
 
 from summarylib.format.live_control import LIVE_SUBDIR, ControlPoll, LiveRequest
-from summarylib.format.storage import is_url
+from summarylib.format.storage import is_url, join
+from summarylib.integrations.watch_live_store import StorePoll
 from summarylib.integrations.watch_views import KindViews
 from summarylib.writer.summary_writer import SummaryWriter
 
@@ -44,6 +45,8 @@ from summarylib.writer.summary_writer import SummaryWriter
 POLL_SECONDS = 0.5
 # The live writer's queue bound: every queued view wakes its thread (see the docstring).
 _WAKE_EVERY_ITEM = 1
+# How often the live writer uploads what it made, on an object store.
+LIVE_UPLOAD_MILLIS = 200
 
 
 class LiveViews:
@@ -60,22 +63,19 @@ class LiveViews:
         variance_steps: int,
         retain_seconds: float,
         target: Callable[[], SummaryWriter | None],
-        api: str,
     ) -> None:
         self._kinds = kinds
         self._variance_steps = variance_steps
         self._retain_seconds = retain_seconds
         self._target = target
-        self._api = api
         self._next_poll = 0.0
         self._main: SummaryWriter | None = None  # the writer whose run (R) is polled
-        self._poll: ControlPoll | None = None
+        self._poll: ControlPoll | StorePoll | None = None
         self._request: LiveRequest | None = None
         self._log_freq = 1
         self.views: dict[str, KindViews] = {}
         self._writer: SummaryWriter | None = None
         self._hooked: weakref.WeakSet[SummaryWriter] = weakref.WeakSet()  # writers with a _CloseWith
-        self._warned_url = False
 
     # -- the training thread, every step --------------------------------------------------
 
@@ -96,27 +96,26 @@ class LiveViews:
         request = None
         if self._poll is not None and self._main is not None and not self._main.closed:
             request = self._poll.request()
-        elif self._writer is not None:  # R's writer closed: the live one goes with it
+        elif self._poll is not None:  # R's writer closed: the live side goes with it
             self.close()
+            self._main = main
         if request != self._request:
             self._apply(request)
 
     def _follow(self, main: SummaryWriter | None) -> None:
         """The watch writes to another run now (its default writer changed)."""
         self.close()
-        self._main, self._poll = main, None
-        if main is None:
+        self._main = main
+        if main is None or main.closed:
             return
         if is_url(main.logdir):
-            if not self._warned_url:
-                self._warned_url = True
-                warnings.warn(
-                    f"summarylib.{self._api}: live=True works for local logdirs; {main.logdir!r} is "
-                    "on an object store, so no live views are written there",
-                    stacklevel=2,
-                )
-            return
-        self._poll = ControlPoll(main.logdir, interval=0.0)  # the interval is kept here
+            settings = main.settings
+            live = join(main.logdir, LIVE_SUBDIR)
+            self._poll = StorePoll(
+                main.logdir, settings.storage_options, POLL_SECONDS, live, self._retain_seconds
+            )
+        else:
+            self._poll = ControlPoll(main.logdir, interval=0.0)  # the interval is kept here
         if main not in self._hooked:  # once a writer, should the default writer alternate
             self._hooked.add(main)
             main.attach(_CloseWith(main, self))
@@ -154,16 +153,28 @@ class LiveViews:
         if main is None or main.closed:
             return None
         if self._writer is None:
-            self._writer = SummaryWriter(
-                os.path.join(main.logdir, LIVE_SUBDIR),
-                max_queue=_WAKE_EVERY_ITEM,
-                retain_seconds=self._retain_seconds,
-            )
+            live = join(main.logdir, LIVE_SUBDIR)
+            if is_url(live):  # old objects are deleted by the poll's thread (watch_live_store)
+                options = main.settings.storage_options
+                self._writer = SummaryWriter(
+                    live, _WAKE_EVERY_ITEM, LIVE_UPLOAD_MILLIS, storage_options=options
+                )
+            else:
+                self._writer = SummaryWriter(
+                    live, max_queue=_WAKE_EVERY_ITEM, retain_seconds=self._retain_seconds
+                )
         return self._writer
 
     def close(self) -> None:
-        """Close the live writer (what it queued is written first); idempotent."""
+        """Close the live writer (what it queued is written first) and stop polling: views
+        off until a later step follows the run again; idempotent."""
         writer, self._writer = self._writer, None
+        poll, self._poll = self._poll, None
+        self._main = None
+        if isinstance(poll, StorePoll):
+            poll.close()
+        if self._request is not None:
+            self._apply(None)
         if writer is not None:
             writer.close()
 

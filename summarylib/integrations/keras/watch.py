@@ -106,13 +106,10 @@ class Watch(keras.callbacks.Callback):
             )
             kinds = tuple(kind for kind in kinds if kind != "gradients")
         # live: the views the dashboard asks for (see watch_live), none of their own.
-        self._live = (
-            None if seconds is None else LiveViews(kinds, variance_steps, seconds, self._target, _API)
-        )
-        live_views = self._live is not None
+        self._live = None if seconds is None else LiveViews(kinds, variance_steps, seconds, self._target)
         self._views = (
             {}
-            if live_views
+            if self._live is not None
             else {kind: KindViews(kind, bool(images), variance_steps, buckets) for kind in kinds}
         )
         self._log_freq = log_freq

@@ -95,13 +95,12 @@ class Watch:
         self._raise = raise_on_nonfinite
         # live: the views the dashboard asks for (see watch_live), none of their own.
         self._live = (
-            None
-            if retain_seconds is None
-            else LiveViews(kinds, variance_steps, retain_seconds, self._target, _OP)
+            None if retain_seconds is None else LiveViews(kinds, variance_steps, retain_seconds, self._target)
         )
-        live = self._live is not None
         self._views = (
-            {} if live else {kind: KindViews(kind, images, variance_steps, buckets) for kind in kinds}
+            {}
+            if self._live is not None
+            else {kind: KindViews(kind, images, variance_steps, buckets) for kind in kinds}
         )
         self._device_views = {kind: DeviceViews(views, variance_steps) for kind, views in self._views.items()}
         self._numerics = NumericsCheck() if check_numerics else None
