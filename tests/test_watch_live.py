@@ -259,6 +259,29 @@ def test_a_run_on_a_generic_fsspec_store_is_watched_live(logdir):
         handle.remove()
 
 
+def test_numerics_are_checked_while_nobody_looks(logdir, training):
+    run = training(check_numerics=True)
+    with torch.no_grad():
+        run.model[0].weight[0, 0] = float("nan")
+    with pytest.raises(FloatingPointError, match="non-finite"):
+        run.steps(1)
+    run.writer.flush()
+    tags = {value.tag for value in iter_values(logdir, runs=".")}
+    assert "numerics/first_nonfinite" in tags
+    assert not os.path.exists(os.path.join(logdir, LIVE_SUBDIR))
+
+
+def test_a_writer_that_writes_nowhere_is_never_watched_live():
+    model = mlp()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
+    with watch(model, writer=sl.create_noop_writer(), optimizer=optimizer, live=True) as handle:
+        time.sleep(POLL_SECONDS + 0.05)
+        for _ in range(3):
+            model(torch.randn(4, 8)).pow(2).mean().backward()
+            optimizer.step()
+    assert handle.step == 3
+
+
 def test_live_arguments_are_checked(logdir):
     model = mlp()
     with pytest.raises(ValueError, match="images"):

@@ -34,6 +34,7 @@ from __future__ import annotations
 import time
 import weakref
 from collections.abc import Callable
+from typing import Any
 
 from summarylib.format.live_control import LIVE_SUBDIR, ControlPoll, LiveRequest
 from summarylib.format.storage import is_url, join
@@ -69,7 +70,8 @@ class LiveViews:
         self._retain_seconds = retain_seconds
         self._target = target
         self._next_poll = 0.0
-        self._main: SummaryWriter | None = None  # the writer whose run (R) is polled
+        self._main: SummaryWriter | None = None  # the writer whose run is polled
+        self._run = ""  # its logdir (R), while polled
         self._poll: ControlPoll | StorePoll | None = None
         self._request: LiveRequest | None = None
         self._log_freq = 1
@@ -94,7 +96,7 @@ class LiveViews:
         if main is not self._main:
             self._follow(main)
         request = None
-        if self._poll is not None and self._main is not None and not self._main.closed:
+        if self._poll is not None and _is_open(self._main):
             request = self._poll.request()
         elif self._poll is not None:  # R's writer closed: the live side goes with it
             self.close()
@@ -106,19 +108,19 @@ class LiveViews:
         """The watch writes to another run now (its default writer changed)."""
         self.close()
         self._main = main
-        if main is None or main.closed:
+        logdir = getattr(main, "logdir", None)
+        if main is None or not _is_open(main) or not isinstance(logdir, str):  # a rank's Noop writer
             return
-        if is_url(main.logdir):
-            settings = main.settings
-            live = join(main.logdir, LIVE_SUBDIR)
-            self._poll = StorePoll(
-                main.logdir, settings.storage_options, POLL_SECONDS, live, self._retain_seconds
-            )
+        self._run = logdir
+        if is_url(logdir):
+            live = join(logdir, LIVE_SUBDIR)
+            self._poll = StorePoll(logdir, _storage_options(main), POLL_SECONDS, live, self._retain_seconds)
         else:
-            self._poll = ControlPoll(main.logdir, interval=0.0)  # the interval is kept here
-        if main not in self._hooked:  # once a writer, should the default writer alternate
+            self._poll = ControlPoll(logdir, interval=0.0)  # the interval is kept here
+        attach = getattr(main, "attach", None)
+        if attach is not None and main not in self._hooked:  # once, should the default alternate
             self._hooked.add(main)
-            main.attach(_CloseWith(main, self))
+            attach(_CloseWith(main, self))
 
     def _apply(self, request: LiveRequest | None) -> None:
         """Views for a new request (None: views off). A kind's views asked as before are
@@ -150,14 +152,13 @@ class LiveViews:
         """The writer of R/live, opened at the first logged view; None once R's writer
         closed."""
         main = self._main
-        if main is None or main.closed:
+        if self._poll is None or not _is_open(main):
             return None
         if self._writer is None:
-            live = join(main.logdir, LIVE_SUBDIR)
+            live = join(self._run, LIVE_SUBDIR)
             if is_url(live):  # old objects are deleted by the poll's thread (watch_live_store)
-                options = main.settings.storage_options
                 self._writer = SummaryWriter(
-                    live, _WAKE_EVERY_ITEM, LIVE_UPLOAD_MILLIS, storage_options=options
+                    live, _WAKE_EVERY_ITEM, LIVE_UPLOAD_MILLIS, storage_options=_storage_options(main)
                 )
             else:
                 self._writer = SummaryWriter(
@@ -179,6 +180,16 @@ class LiveViews:
             writer.close()
 
 
+def _is_open(writer: object) -> bool:
+    """Whether `writer` is a writer not closed (any summarylib writer: `closed` if it has one)."""
+    return writer is not None and not getattr(writer, "closed", False)
+
+
+def _storage_options(writer: object) -> dict[str, Any] | None:
+    """The storage options `writer` was made with, if it says."""
+    return getattr(getattr(writer, "settings", None), "storage_options", None)
+
+
 class _CloseWith:
     """Attached to R's writer: when it closes, the live writer closes too (its engine
     flushes attached files on close, on the closing thread)."""
@@ -189,7 +200,7 @@ class _CloseWith:
 
     def flush(self) -> None:
         main, live = self._main(), self._live()
-        if live is not None and (main is None or main.closed) and live._main is main:
+        if live is not None and not _is_open(main) and live._main is main:
             live.close()
 
     def idle(self) -> None:
