@@ -10,13 +10,15 @@
 //
 // Frames: the server pushes each new image's number on the stream (Server-Sent Events);
 // a panel fetches that frame's PNG, decodes it off the main thread (createImageBitmap)
-// and draws it. A frame that arrives while the panel is decoding replaces the one waiting,
-// if any (counted in `dropped`): a panel never falls behind by queueing, it shows the
-// newest frame as soon as it can.
+// and draws it, two frames at a time at most (one fetched while the other decodes). A
+// frame that arrives while two are loading replaces the one waiting, if any, and a frame
+// whose load ends after a later one's is not drawn (both counted in `dropped`): a panel
+// never falls behind by queueing, it shows the newest frame as soon as it can.
 //
 // window.summarylibLive is the page's state for tests and benchmarks: `frames` lists the
 // frames drawn ({tag, step, wall_time, frame, shown_at}, shown_at = Date.now() / 1000
-// when drawn; the last MAX_FRAMES of them).
+// when drawn; the last MAX_FRAMES of them), with where the time went: announced_at (the
+// stream's event came), fetch_ms (its PNG fetched) and decode_ms (decoded).
 
 // The watch's views: the control file's names, and the image tag each is written under.
 const VIEWS = [
@@ -27,6 +29,9 @@ const VIEWS = [
 ];
 const VIEW_TAGS = new Set(VIEWS.map(([, tag]) => tag));
 const MAX_FRAMES = 5000;
+// Frames a panel fetches and decodes at once: two, so that the next frame's fetch overlaps
+// this one's decode; more would only queue (each panel draws its newest frame).
+const MAX_LOADS = 2;
 const RUNS_REFRESH_MS = 10000;
 // Gray levels 1..255 hold a band's values (see summarylib/ops/tensor_grid.py); 0 is none.
 const LEVELS = 254;
@@ -152,8 +157,10 @@ class Panel {
     this.live = live;
     this.tag = null;
     this.meta = null; // the frame drawn
-    this.pending = null; // the newest frame that arrived while one was being decoded
-    this.busy = false;
+    this.pending = null; // the newest frame that arrived while MAX_LOADS were loading
+    this.loads = 0; // frames being fetched or decoded
+    this.started = 0; // loads started, in the order their frames were announced
+    this.painted = 0; // the order of the load drawn last
     this.bands = [];
     this.description = null;
     this.title = el("h3", {}, title);
@@ -187,37 +194,49 @@ class Panel {
     if (newest) this.offer(newest);
   }
 
-  /** A new frame of this panel's tag: draw it now, or next if one is being decoded. */
+  /** A new frame of this panel's tag: load it now (fetch and decode; up to MAX_LOADS at
+   * once, so one frame's fetch overlaps the one before it's decode), or next. */
   offer(meta) {
     if (meta.tag !== this.tag) return;
-    if (this.busy) {
+    if (this.loads >= MAX_LOADS) {
       if (this.pending) this.live.state.dropped += 1;
       this.pending = meta;
       return;
     }
-    this.draw(meta);
+    this.load(meta);
   }
 
-  async draw(meta) {
-    this.busy = true;
+  async load(meta) {
+    this.loads += 1;
+    const order = ++this.started;
     try {
+      const started = performance.now();
       const response = await fetch(route("frame", { run: meta.run, tag: meta.tag, frame: meta.frame }));
       if (!response.ok) throw new Error(`frame ${meta.frame} of ${meta.tag}: ${response.status}`);
-      const bitmap = await createImageBitmap(await response.blob());
-      if (meta.tag === this.tag && meta.run === this.live.run) this.paint(meta, bitmap);
+      const blob = await response.blob();
+      const fetched = performance.now();
+      const bitmap = await createImageBitmap(blob);
+      const timing = { fetch_ms: fetched - started, decode_ms: performance.now() - fetched };
+      // a frame announced later may have been drawn already: this one is then stale
+      if (meta.tag === this.tag && meta.run === this.live.run && order > this.painted) {
+        this.painted = order;
+        this.paint(meta, bitmap, timing);
+      } else {
+        this.live.state.dropped += 1;
+      }
       bitmap.close();
     } catch (error) {
       this.live.state.errors.push(String(error));
       if (this.live.state.errors.length > 100) this.live.state.errors.shift();
     } finally {
-      this.busy = false;
+      this.loads -= 1;
     }
     const next = this.pending;
     this.pending = null;
-    if (next && next.tag === this.tag) this.draw(next);
+    if (next && next.tag === this.tag) this.load(next);
   }
 
-  paint(meta, bitmap) {
+  paint(meta, bitmap, timing) {
     const canvas = this.canvas;
     if (canvas.width !== bitmap.width || canvas.height !== bitmap.height) {
       canvas.width = bitmap.width;
@@ -231,7 +250,8 @@ class Panel {
     this.meta = meta;
     const shownAt = Date.now() / 1000;
     const frames = this.live.state.frames;
-    frames.push({ tag: meta.tag, step: meta.step, wall_time: meta.wall_time, frame: meta.frame, shown_at: shownAt });
+    frames.push({ tag: meta.tag, step: meta.step, wall_time: meta.wall_time, frame: meta.frame, shown_at: shownAt,
+      announced_at: meta.announced_at, ...timing });
     if (frames.length > MAX_FRAMES) frames.splice(0, frames.length - MAX_FRAMES);
     const age = Math.max(0, shownAt - meta.wall_time);
     this.info.textContent = `step ${meta.step} · ${bitmap.width}×${bitmap.height} · ` +
@@ -454,6 +474,7 @@ class LivePage {
       if (this.stream !== stream) return;
       const meta = JSON.parse(event.data);
       if (meta.run !== this.run) return;
+      meta.announced_at = Date.now() / 1000;
       const known = this.newest.has(meta.tag);
       this.newest.set(meta.tag, meta);
       const panel = this.panels.get(meta.tag) ?? (meta.tag === this.other.tag ? this.other : null);
