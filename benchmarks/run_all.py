@@ -32,6 +32,7 @@ BENCHMARKS = [
     ("bench_media.py", "images of several kinds (synthetic photos, gradients, plots, text, noise) and audio"),
     ("bench_histogram_pr.py", "histograms and PR curves"),
     ("bench_watch.py", "the torch watch's cost per training step, and its logged steps per second"),
+    ("bench_live.py", "the Live dashboard in TensorBoard and Chromium: latency, frames a second, switches"),
     ("bench_engine.py", "the writer: queueing, flushing, sustained images"),
     ("bench_reader.py", "reading event files back beside TensorBoard's loader"),
     ("bench_object_store.py", "writing to an S3-protocol server (moto) beside tensorboardX"),

@@ -2,15 +2,18 @@
 trained on the CPU under `watch(model, log="all", live=True)`, so the views written are
 only those the dashboard asks for (the run's control file).
 
-    live_watch.py RUN_DIR [--seconds S] [--hidden H] [--fps F]
+    live_watch.py RUN_DIR [--seconds S] [--layers 784,256,10] [--fps F]
 
-Trains (784-H-10, batch 32, SGD; at most F steps a second) for S seconds, the loss as a
-scalar every step, into RUN_DIR; prints `ready` once the first step is on disk.
+Trains (an MLP of these layer sizes, ReLUs between, batch 32, SGD; at most F steps a
+second) for S seconds, the loss as a scalar every step, into RUN_DIR; prints `ready` once
+the first step is on disk. `--layers 784,1000,210,20` is benchmarks/bench_watch.py's
+999,430-parameter MLP, whose parameters make a 1000x1000 image.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 import time
 
@@ -24,16 +27,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run_dir")
     parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--layers", default="784,256,10")
     parser.add_argument("--fps", type=float, default=30.0)
     args = parser.parse_args()
     torch.manual_seed(0)
-    model = torch.nn.Sequential(
-        torch.nn.Linear(784, args.hidden), torch.nn.ReLU(), torch.nn.Linear(args.hidden, 10)
-    )
+    sizes = [int(size) for size in args.layers.split(",")]
+    layers: list[torch.nn.Module] = []
+    for fan_in, fan_out in itertools.pairwise(sizes):
+        layers += [torch.nn.Linear(fan_in, fan_out), torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers[:-1])
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
     writer = sl.create_file_writer(args.run_dir, flush_millis=100)
-    inputs, labels = torch.randn(32, 784), torch.randint(0, 10, (32,))
+    inputs, labels = torch.randn(32, sizes[0]), torch.randint(0, sizes[-1], (32,))
     with writer.as_default():
         handle = watch(model, log="all", log_freq=1, optimizer=optimizer, live=True)
         start = time.monotonic()
