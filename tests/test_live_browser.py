@@ -108,6 +108,14 @@ def test_standalone_server_serves_the_same_dashboard(tmp_path):
         assert step == encoded
         assert ControlPoll(run_dir).request().views == ("activations",)
 
+        # the run's other image tags are in the picker, and the one picked is shown
+        page.wait(
+            lambda: any(f["tag"] == "samples/input" for f in page.frames()), what="the samples/input image"
+        )
+        assert (
+            page.frame.locator("select[title='other image tags of the run']").input_value() == "samples/input"
+        )
+
 
 def _watch_has_live() -> bool:
     if importlib.util.find_spec("torch") is None:
