@@ -1,6 +1,7 @@
 """The Live dashboard end to end, measured from the page: a real `tensorboard --logdir`
-(the plugin found through its entry point), a real headless Chromium on its Live tab, and
-a real training process writing into the run (tests/live_session.py is the harness).
+(TensorBoard's own defaults, as users run it; the plugin found through its entry point), a
+real headless Chromium on its Live tab, and a real training process writing into the run
+(tests/live_session.py is the harness).
 
     python benchmarks/bench_live.py [--quick] [--seconds S] [--size N] [--fps F] [--switches K]
 

@@ -70,8 +70,10 @@ def test_tensorboard_live_tab_shows_each_step_written_and_asks_for_views(tmp_pat
         text = page.hover(tag, 20, 200)
         assert "layer decoder.weight" in text and "index " in text
 
-        # the newest scalars are listed
-        page.wait(lambda: "loss" in page.frame.locator(".sl-scalars").inner_text(), what="the loss scalar")
+        # the newest scalars are listed, a NaN as NaN
+        scalars = page.frame.locator(".sl-scalars")
+        page.wait(lambda: "loss" in scalars.inner_text(), what="the loss scalar")
+        assert "NaN" in scalars.locator("tr", has_text="diverged").inner_text()
 
         # a second view, at an interval: the request follows the page
         page.set_interval(2)

@@ -4,14 +4,14 @@ can check pixel by pixel (no framework needed).
 
     live_frames.py RUN_DIR [--size N] [--fps F] [--seconds S]
 
-Every step (F a second, for S seconds): the scalar `loss` into RUN_DIR, and every 10th
-step a small image `samples/input` (an image tag of the run's own); and, while the run's
-control file asks for views (ControlPoll, a stat at most every 0.5 s, as the watch polls
-it), each view asked, at the interval asked, as an N x N gray grid image into
-RUN_DIR/live (rolling files, retain_seconds=600), flushed at once. The image is laid out
-as two bands (`encoder.weight` and `decoder.weight`, with GridLayout's description), and
-its first three pixels are the step, little-endian base 256: a test reads them off the
-page's canvas to see that the frame shown is the step it says. Prints `ready` once the
+Every step (F a second, for S seconds): the scalars `loss` and `diverged` (NaN) into
+RUN_DIR, and every 10th step a small image `samples/input` (an image tag of the run's
+own); and, while the run's control file asks for views (ControlPoll, a stat at most every
+0.5 s, as the watch polls it), each view asked, at the interval asked, as an N x N gray
+grid image into RUN_DIR/live (rolling files, retain_seconds=600), flushed at once. The
+image is laid out as two bands (`encoder.weight` and `decoder.weight`, with GridLayout's
+description), and its first three pixels are the step, little-endian base 256: a test
+reads them off the page's canvas to see that the frame shown is the step it says. Prints `ready` once the
 first step is on disk.
 """
 
@@ -81,6 +81,7 @@ def main() -> None:
     while time.monotonic() - start < args.seconds:
         with scalars.as_default():
             sl.scalar("loss", 1.0 / (1 + step), step=step)
+            sl.scalar("diverged", float("nan"), step=step)  # a non-finite scalar, as training can log
             if step % 10 == 0:  # an image tag of the run's own, beside the watch's views
                 sl.image(OTHER_TAG, images[0][np.newaxis, :32, :32, np.newaxis], step=step)
         request = poll.request()

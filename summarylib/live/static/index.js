@@ -148,8 +148,13 @@ function unravel(index, shape) {
   return `[${parts.join(", ")}]`;
 }
 
-const formatNumber = (value) => (Math.abs(value) >= 1e4 || (value !== 0 && Math.abs(value) < 1e-3)
-  ? value.toExponential(3) : Number(value.toPrecision(5)).toString());
+/** A number in a few significant digits; the stream sends a non-finite scalar as the
+ * string "NaN", "Infinity" or "-Infinity" (JSON has no such numbers), shown as it is. */
+const formatNumber = (value) => {
+  if (typeof value !== "number" || !Number.isFinite(value)) return String(value);
+  return Math.abs(value) >= 1e4 || (value !== 0 && Math.abs(value) < 1e-3)
+    ? value.toExponential(3) : Number(value.toPrecision(5)).toString();
+};
 
 /** One image shown: a canvas with the newest frame of `tag`, its legend and hover line. */
 class Panel {
