@@ -87,6 +87,17 @@ function el(tag, attributes = {}, ...children) {
   return node;
 }
 
+/** A select's options ([value, label] pairs) with `chosen` selected; rebuilt only when
+ * they changed, so a list refreshed in the background does not close one a user opened. */
+function setOptions(select, options, chosen) {
+  const key = JSON.stringify(options);
+  if (select.dataset.options !== key) {
+    select.dataset.options = key;
+    select.replaceChildren(...options.map(([value, label]) => el("option", { value }, label)));
+  }
+  if (chosen !== null && chosen !== undefined) select.value = chosen;
+}
+
 async function getJson(url, init) {
   const response = await fetch(url, init);
   const body = await response.json().catch(() => null);
@@ -385,8 +396,7 @@ class LivePage {
       runs.sort((a, b) => (b.live - a.live) || a.run.localeCompare(b.run));
       this.runs = runs;
       const chosen = this.run ?? (runs[0] && runs[0].run);
-      this.runPicker.replaceChildren(...runs.map((run) =>
-        el("option", { value: run.run, selected: run.run === chosen }, run.live ? `${run.run} (live)` : run.run)));
+      setOptions(this.runPicker, runs.map((run) => [run.run, run.live ? `${run.run} (live)` : run.run]), chosen);
       if (this.run === null && chosen !== undefined) this.select(chosen);
       else this.fillTagPicker();
       if (!runs.length) this.setStatus("no runs with images or watch views in the logdir yet");
@@ -420,8 +430,7 @@ class LivePage {
     const tags = new Set((info ? info.image_tags : []).filter((tag) => !VIEW_TAGS.has(tag)));
     for (const tag of this.newest.keys()) if (!VIEW_TAGS.has(tag)) tags.add(tag);
     const chosen = this.other.tag ?? [...tags].sort()[0] ?? null;
-    this.tagPicker.replaceChildren(...[...tags].sort().map((tag) =>
-      el("option", { value: tag, selected: tag === chosen }, tag)));
+    setOptions(this.tagPicker, [...tags].sort().map((tag) => [tag, tag]), chosen);
     if (chosen !== this.other.tag) this.other.show(chosen);
     this.other.node.hidden = tags.size === 0;
   }
