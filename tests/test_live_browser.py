@@ -1,7 +1,7 @@
 """The Live dashboard as users see it: a real `tensorboard --logdir` (the plugin found
 through its entry point) or `python -m summarylib.live`, a real headless Chromium on the
 dashboard, and a real training process (tests/programs/live_frames.py, whose frames encode
-their step in their pixels; and torch's `watch(..., live=True)`).
+their step in their pixels; torch's `watch(..., live=True)`; Keras's `Watch(live=True)`).
 
 What is asserted is what a user would see: the frames shown are the steps written (read
 off the canvas's pixels), in order; a view ticked on the page becomes the control file the
@@ -146,5 +146,27 @@ def test_watch_live_switches_on_from_the_page(tmp_path):
         )
         text = page.hover(tag, 3, 1)
         assert any(f"layer {name}" in text for name in ("0.weight", "0.bias", "2.weight", "2.bias")), text
+        shown = {f["step"] for f in page.frames() if f["tag"] == tag}
+        assert shown <= set(_written_steps(run_dir, tag))
+
+
+KERAS_PROGRAM = os.path.join(live_session.ROOT, "tests", "programs", "live_keras.py")
+
+
+def test_keras_watch_live_switches_on_from_the_page(tmp_path):
+    _skip_without("tensorboard")
+    if importlib.util.find_spec("keras") is None or importlib.util.find_spec("torch") is None:
+        pytest.skip("Keras on its PyTorch backend is not installed (the frameworks extra)")
+    run_dir = str(tmp_path / "keras")
+    tag = VIEW_TAGS["parameters"]
+    with trainer(run_dir, "--seconds", "120", program=KERAS_PROGRAM), dashboard(str(tmp_path)) as page:
+        page.set_view("parameters")
+        page.wait(
+            lambda: any(f["tag"] == tag for f in page.frames()),
+            timeout=60,
+            what="a parameters frame of Keras",
+        )
+        text = page.hover(tag, 1, 0)
+        assert "layer sequential/hidden/kernel" in text, text
         shown = {f["step"] for f in page.frames() if f["tag"] == tag}
         assert shown <= set(_written_steps(run_dir, tag))
