@@ -35,7 +35,7 @@ def main() -> int:
         run_dir = os.path.join(logdir, "mlp")
         with (
             live_session.trainer(run_dir, "--seconds", "600", "--fps", "20", program=WATCH_PROGRAM),
-            live_session.dashboard(logdir, viewport=(1400, 1250)) as page,
+            live_session.dashboard(logdir, viewport=(1640, 1250)) as page,
         ):
             page.set_interval(5)
             for view in VIEWS:

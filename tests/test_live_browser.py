@@ -146,6 +146,7 @@ def test_watch_live_switches_on_from_the_page(tmp_path):
         )
         text = page.hover(tag, 3, 1)
         assert any(f"layer {name}" in text for name in ("0.weight", "0.bias", "2.weight", "2.bias")), text
+        assert "range " in text and "value ≈" in text, text  # the band's range, from the description
         shown = {f["step"] for f in page.frames() if f["tag"] == tag}
         assert shown <= set(_written_steps(run_dir, tag))
 
@@ -167,6 +168,6 @@ def test_keras_watch_live_switches_on_from_the_page(tmp_path):
             what="a parameters frame of Keras",
         )
         text = page.hover(tag, 1, 0)
-        assert "layer sequential/hidden/kernel" in text, text
+        assert "layer sequential/hidden/kernel" in text and "range " in text, text
         shown = {f["step"] for f in page.frames() if f["tag"] == tag}
         assert shown <= set(_written_steps(run_dir, tag))

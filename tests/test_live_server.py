@@ -179,6 +179,26 @@ def test_tensorboard_lists_the_plugin(logdir: str) -> None:
 
 
 @pytest.mark.slow
+def test_a_run_watched_live_is_live_before_anyone_asks(tmp_path: Any) -> None:
+    # watch(..., live=True) makes R/live, empty until a page asks: TensorBoard shows the
+    # Live tab active (not under "inactive") and the page lists the run as live from then
+    pytest.importorskip("tensorboard", reason="TensorBoard is not installed (the tensorboard extra)")
+    from tests.tensorboard_server import get_json, running_tensorboard
+
+    run_dir = str(tmp_path / "mlp")
+    _write_scalar(run_dir, 0, 1.0)
+    with running_tensorboard(str(tmp_path)) as base:
+        assert get_json(base, "data/plugins_listing")["summarylib_live"]["enabled"] is False
+        os.makedirs(os.path.join(run_dir, live_control.LIVE_SUBDIR))
+        deadline = time.monotonic() + 30  # the runs are listed again every 2 s with no page open
+        while not get_json(base, "data/plugins_listing")["summarylib_live"]["enabled"]:
+            assert time.monotonic() < deadline, "the Live tab stayed inactive"
+            time.sleep(0.2)
+        runs = get_json(base, "data/plugin/summarylib_live/runs")
+        assert _run(runs, "mlp")["live"] is True and _run(runs, "mlp")["image_tags"] == []
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["tensorboard", "standalone"])
 def test_a_page_sees_a_run_and_its_new_frames(kind: str, logdir: str) -> None:
     run_dir = os.path.join(logdir, "train")

@@ -352,6 +352,10 @@ def test_grid_image_takes_numpy_and_marks_nonfinite_values():
     assert not band[12:16].any()  # the separator row
     assert band[17] == 0 and band[18] == 0 and band[16] == 1 and band[19] == 255
     assert "| 4-4 | b | [4] |" in description
+    # each band's range, the values its gray levels 1 and 255 stand for (the Live hover's)
+    low, high = tensor_grid.band_range(weights["a"].reshape(-1))
+    assert f"| 0-2 | a | [3, 4] | {low:.6g}..{high:.6g} |" in description and low < high
+    assert "| 4-4 | b | [4] | 1.005..1.995 |" in description  # of the finite values
 
 
 def test_window_variance_is_the_variance_of_each_window():

@@ -110,7 +110,7 @@ def test_nothing_is_written_while_nobody_looks(logdir, training):
     stale = time.time() - 60
     os.utime(control_path(logdir), (stale, stale))  # nobody touched it for a minute
     run.after_poll(20)
-    assert not os.path.exists(os.path.join(logdir, LIVE_SUBDIR))
+    assert os.listdir(os.path.join(logdir, LIVE_SUBDIR)) == []  # live, and nothing written
     assert live_steps(logdir) == {}
 
 
@@ -268,7 +268,7 @@ def test_numerics_are_checked_while_nobody_looks(logdir, training):
     run.writer.flush()
     tags = {value.tag for value in iter_values(logdir, runs=".")}
     assert "numerics/first_nonfinite" in tags
-    assert not os.path.exists(os.path.join(logdir, LIVE_SUBDIR))
+    assert os.listdir(os.path.join(logdir, LIVE_SUBDIR)) == []  # live, and nothing written
 
 
 def test_a_writer_that_writes_nowhere_is_never_watched_live():
@@ -306,7 +306,7 @@ def test_keras_watch_writes_the_asked_views(logdir):
     writer = sl.create_file_writer(logdir)
     callback = Watch(log="all", writer=writer, live=True)
     model.fit(*data, batch_size=2, epochs=1, verbose=0, callbacks=[callback])  # nobody looks
-    assert not os.path.exists(os.path.join(logdir, LIVE_SUBDIR))
+    assert os.listdir(os.path.join(logdir, LIVE_SUBDIR)) == []  # live, and nothing written
     write_request(logdir, LiveRequest(("parameters", "gradients"), 2))
     time.sleep(POLL_SECONDS + 0.05)
     model.fit(*data, batch_size=2, epochs=1, verbose=0, callbacks=[callback])

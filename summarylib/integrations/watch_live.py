@@ -31,6 +31,8 @@ Shared by the PyTorch and Keras watches; knows no framework.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 import weakref
 from collections.abc import Callable
@@ -117,6 +119,10 @@ class LiveViews:
             self._poll = StorePoll(logdir, _storage_options(main), POLL_SECONDS, live, self._retain_seconds)
         else:
             self._poll = ControlPoll(logdir, interval=0.0)  # the interval is kept here
+            # R/live, empty until a request: the run is live from its first step, so the
+            # dashboard lists it and TensorBoard shows the Live tab active before anyone asks.
+            with contextlib.suppress(OSError):  # a run the watch cannot add to still trains
+                os.makedirs(join(logdir, LIVE_SUBDIR), exist_ok=True)
         attach = getattr(main, "attach", None)
         if attach is not None and main not in self._hooked:  # once, should the default alternate
             self._hooked.add(main)

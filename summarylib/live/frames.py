@@ -222,7 +222,10 @@ class Follower:
                 del self.views[run]
             for name in names:
                 view = self.views.setdefault(run_of(name), RunView())
-                view.live = view.live or run_of(name) != name
+                # live: frames in its live/, or a live/ a watch(live=True) made, empty
+                # until someone asks (so the run is live before its first view)
+                live_dir = os.path.join(self.run_directory(name), live_control.LIVE_SUBDIR)
+                view.live = view.live or run_of(name) != name or os.path.isdir(live_dir)
         return bool(gone)
 
     def _check(self, directory: _Directory) -> bool:

@@ -59,18 +59,27 @@ class GridLayout:
         """The number of values laid out."""
         return sum(self.sizes)
 
-    def description(self) -> str:
-        """Markdown for the image summary: the normalization, then a table of bands."""
+    def description(self, ranges: Sequence[tuple[float, float]] | None = None) -> str:
+        """Markdown for the image summary: the normalization, then a table of bands, with
+        each band's `ranges` (the values its gray levels 1 and 255 stand for, so a reader
+        of a pixel, such as the Live dashboard's hover, can tell its value) when given."""
+        ranged = ranges is not None
         lines = [
             "One band per tensor, flattened row by row; each band scaled on its own: its "
             f"{LOW_PERCENTILE}th..{HIGH_PERCENTILE}th percentile to gray levels 1..255 (clipped); "
             "black (0) is a separator row, padding or NaN/Inf.",
             "",
-            "| pixel rows | tensor | shape |",
-            "|---|---|---|",
+            "| pixel rows | tensor | shape | range |" if ranged else "| pixel rows | tensor | shape |",
+            "|---|---|---|---|" if ranged else "|---|---|---|",
         ]
-        for name, shape, row, count in zip(self.names, self.shapes, self.rows, self.band_rows, strict=True):
-            lines.append(f"| {row}-{row + count - 1} | {name} | {list(shape)} |")
+        cells = (
+            [""] * len(self.names)
+            if ranges is None
+            else [f" {low:.6g}..{high:.6g} |" for low, high in ranges]
+        )
+        bands = zip(self.names, self.shapes, self.rows, self.band_rows, cells, strict=True)
+        for name, shape, row, count, cell in bands:
+            lines.append(f"| {row}-{row + count - 1} | {name} | {list(shape)} |{cell}")
         return "\n".join(lines)
 
 
@@ -128,8 +137,9 @@ def normalized(values: np.ndarray) -> np.ndarray:
     return result
 
 
-def _pixels_into(values: np.ndarray, out: np.ndarray) -> None:
-    """The uint8 gray levels of one band into `out`: 1..255, 0 for NaN and ±Inf."""
+def _pixels_into(values: np.ndarray, out: np.ndarray) -> tuple[float, float]:
+    """The uint8 gray levels of one band into `out`: 1..255, 0 for NaN and ±Inf; returns
+    the band's range (see band_range)."""
     low, high = band_range(values)
     if high > low:
         _scale_into(values, low, high, out)
@@ -137,6 +147,7 @@ def _pixels_into(values: np.ndarray, out: np.ndarray) -> None:
         out[:] = 1 + _LEVELS // 2  # a constant band
     if not np.isfinite(np.add.reduce(values)):  # a finite sum can overflow: only a check
         out[~np.isfinite(values)] = 0
+    return low, high
 
 
 def _scale_into(values: np.ndarray, low: float, high: float, out: np.ndarray) -> None:
@@ -159,17 +170,25 @@ def _scale_into(values: np.ndarray, low: float, high: float, out: np.ndarray) ->
 def grid_pixels(values: np.ndarray, grid: GridLayout) -> np.ndarray:
     """The `[height, width]` uint8 image of `values`, the tensors of `grid` flattened and
     concatenated in its order (float32 or float64)."""
+    return banded_pixels(values, grid)[0]
+
+
+def banded_pixels(values: np.ndarray, grid: GridLayout) -> tuple[np.ndarray, list[tuple[float, float]]]:
+    """`grid_pixels`, and each band's range (an empty band's is (0, 0))."""
     values = values.reshape(-1)
     if values.size != grid.total:
         raise ValueError(f"tensor grid: expected {grid.total} values for the layout, got {values.size}")
     if values.dtype.kind != "f":
         values = values.astype(np.float32)
     canvas = np.zeros(grid.height * grid.width, np.uint8)
+    ranges = []
     for offset, size, row in zip(grid.offsets, grid.sizes, grid.rows, strict=True):
-        if size:
-            start = row * grid.width
-            _pixels_into(values[offset : offset + size], canvas[start : start + size])
-    return canvas.reshape(grid.height, grid.width)
+        start = row * grid.width
+        band = (
+            _pixels_into(values[offset : offset + size], canvas[start : start + size]) if size else (0.0, 0.0)
+        )
+        ranges.append(band)
+    return canvas.reshape(grid.height, grid.width), ranges
 
 
 def grid_image(arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, str]:
@@ -179,7 +198,8 @@ def grid_image(arrays: dict[str, np.ndarray]) -> tuple[np.ndarray, str]:
     if not arrays:
         return np.zeros((1, 1, 1), np.uint8), grid.description()
     flat = np.concatenate([np.asarray(a, dtype=np.float64).reshape(-1) for a in arrays.values()])
-    return grid_pixels(flat, grid)[:, :, np.newaxis], grid.description()
+    pixels, ranges = banded_pixels(flat, grid)
+    return pixels[:, :, np.newaxis], grid.description(ranges)
 
 
 def grid_summary(tag: str, values: np.ndarray, grid: GridLayout) -> bytes:
@@ -190,15 +210,19 @@ def grid_summary(tag: str, values: np.ndarray, grid: GridLayout) -> bytes:
     values of a tensor, and on a model's parameters, gradients and activations unfiltered
     rows measured the smallest (the usual per-image filter choice picked Average or Sub
     for gradients and activations, 3 to 10% larger and slower)."""
-    return pixels_summary(tag, grid_pixels(values, grid), grid)
+    pixels, ranges = banded_pixels(values, grid)
+    return pixels_summary(tag, pixels, grid, ranges)
 
 
-def pixels_summary(tag: str, pixels: np.ndarray, grid: GridLayout) -> bytes:
+def pixels_summary(
+    tag: str, pixels: np.ndarray, grid: GridLayout, ranges: Sequence[tuple[float, float]] | None = None
+) -> bytes:
     """The serialized image Summary of a `[height, width]` uint8 grid image laid out by
-    `grid` (what `grid_summary` writes; also for pixels made on a GPU)."""
+    `grid` (what `grid_summary` writes; also for pixels made on a GPU), its description
+    with the bands' `ranges` when known."""
     pixels = pixels.reshape(grid.height, grid.width, 1)
     strings = [str(grid.width).encode(), str(grid.height).encode(), encode_png(pixels, NONE)]
-    metadata = create_metadata(grid.description()).SerializeToString()
+    metadata = create_metadata(grid.description(ranges)).SerializeToString()
     return string_tensor_summary(tag, (len(strings),), strings, metadata)
 
 

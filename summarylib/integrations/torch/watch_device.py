@@ -78,7 +78,8 @@ class DeviceViews:
         variance = self._variance(flat)
         if variance is not None:
             images.append(_grid_pixels(variance, grid, placement))
-        host = [_to_host(t) for t in (low, high, counts, *images)]
+        pixels_and_ranges = (t for image in images for t in image)
+        host = [_to_host(t) for t in (low, high, counts, *pixels_and_ranges)]
         done = torch.cuda.Event() if device.type == "cuda" else None
         if done is not None:
             done.record()
@@ -119,16 +120,22 @@ class DeviceViews:
         """The kind's Summary from what crossed to the host, on the writer's thread."""
         if done is not None:
             done.synchronize()
-        low, high, counts, *images = (t.numpy() for t in host)
+        low, high, counts, *pixels_and_ranges = (t.numpy() for t in host)
+        images = [
+            (pixels, [(float(lo), float(hi)) for lo, hi in ranges])
+            for pixels, ranges in zip(pixels_and_ranges[::2], pixels_and_ranges[1::2], strict=True)
+        ]
         kind = self.views.kind
         parts = [
             histogram_encoding.summary_of_rows(f"{kind}/{name}", _rows(float(lo), float(hi), row))
             for name, lo, hi, row in zip(grid.names, low, high, counts, strict=True)
         ]
         if images and self.views.images:
-            parts.append(pixels_summary(f"images/{kind}", images.pop(0), grid))
+            pixels, ranges = images.pop(0)
+            parts.append(pixels_summary(f"images/{kind}", pixels, grid, ranges))
         if images:
-            parts.append(pixels_summary("images/parameters_variance", images[0], grid))
+            pixels, ranges = images[0]
+            parts.append(pixels_summary("images/parameters_variance", pixels, grid, ranges))
         return b"".join(parts)
 
 
@@ -159,8 +166,11 @@ def _histograms(
     return low, high, counts
 
 
-def _grid_pixels(flat: torch.Tensor, grid: GridLayout, placement: _Placement) -> torch.Tensor:
-    """The `[height, width]` uint8 grid image of `flat` (tensor_grid's normalization)."""
+def _grid_pixels(
+    flat: torch.Tensor, grid: GridLayout, placement: _Placement
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The `[height, width]` uint8 grid image of `flat` (tensor_grid's normalization), and
+    the `[bands, 2]` ranges its bands were scaled by, for the description."""
     finite = torch.isfinite(flat)
     masked = torch.where(finite, flat, torch.tensor(float("nan"), device=flat.device))
     quantiles = torch.tensor(
@@ -179,7 +189,7 @@ def _grid_pixels(flat: torch.Tensor, grid: GridLayout, placement: _Placement) ->
     levels = torch.where(finite, levels, 0).to(torch.uint8)
     canvas = torch.zeros(grid.height * grid.width, dtype=torch.uint8, device=flat.device)
     canvas[placement.positions] = levels
-    return canvas
+    return canvas, bands
 
 
 def _to_host(tensor: torch.Tensor) -> torch.Tensor:

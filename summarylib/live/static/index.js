@@ -56,11 +56,12 @@ const STYLE = `
 .sl-live .sl-meta { color: #616161; font-size: 12px; min-height: 1.4em; }
 .sl-live .sl-empty { width: 380px; height: 120px; display: flex; align-items: center;
   justify-content: center; color: #9e9e9e; background: #fafafa; }
-.sl-live .sl-legend-box { width: 240px; flex: none; }
+.sl-live .sl-legend-box { width: 270px; flex: none; }
 .sl-live .sl-legend { font-size: 12px; }
 .sl-live .sl-legend table, .sl-live .sl-scalars table { border-collapse: collapse; }
 .sl-live .sl-legend td, .sl-live .sl-legend th, .sl-live .sl-scalars td,
 .sl-live .sl-scalars th { padding: 1px 6px; text-align: left; border-bottom: 1px solid #eee; }
+.sl-live .sl-legend td:last-child { overflow-wrap: anywhere; }
 .sl-live .sl-legend tr.sl-hot { background: #fff3e0; }
 .sl-live .sl-hover { margin-top: 6px; min-height: 4.2em; white-space: pre-line;
   font-family: ui-monospace, monospace; font-size: 12px; overflow-wrap: anywhere; }
