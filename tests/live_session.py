@@ -16,7 +16,6 @@ import importlib.util
 import math
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,8 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from tests.processes import free_port, stop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHROMIUM = "/usr/bin/chromium"
@@ -66,47 +67,11 @@ def skip_reason(server: str = "tensorboard") -> str | None:
     return None
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextlib.contextmanager
 def standalone_server(logdir: str, timeout: float = 60.0) -> Iterator[str]:
     """`python -m summarylib.live --logdir logdir` on a free port; yield its base URL."""
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "summarylib.live",
-            "--logdir",
-            logdir,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}/"
-    try:
-        _wait_until_serving(process, base + "runs", timeout, "python -m summarylib.live")
+    with _serving(["summarylib.live", "--logdir", logdir], "runs", timeout) as base:
         yield base
-    finally:
-        stop(process)
-
-
-def stop(process: subprocess.Popen) -> None:
-    """Terminate `process` (a server or trainer this module started) and reap it."""
-    process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 @contextlib.contextmanager
@@ -117,25 +82,20 @@ def tensorboard(logdir: str, timeout: float = 60.0) -> Iterator[str]:
     loader read every image of the run once a second in the plugin's process, holding the
     GIL the plugin's follower needs (measured: a frame's event 16 ms after its step with
     the defaults, 106 ms with those flags)."""
+    with _serving(["tensorboard.main", "--logdir", logdir], "data/plugins_listing", timeout) as base:
+        yield base
+
+
+@contextlib.contextmanager
+def _serving(module_arguments: list[str], probe: str, timeout: float) -> Iterator[str]:
+    """`python -m <module_arguments> --host 127.0.0.1 --port <free>`, waited for until
+    `probe` answers; yield its base URL, stop it on the way out."""
     port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tensorboard.main",
-            "--logdir",
-            logdir,
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    command = [sys.executable, "-m", *module_arguments, "--host", "127.0.0.1", "--port", str(port)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}/"
     try:
-        _wait_until_serving(process, base + "data/plugins_listing", timeout, "tensorboard")
+        _wait_until_serving(process, base + probe, timeout, f"python -m {module_arguments[0]}")
         yield base
     finally:
         stop(process)

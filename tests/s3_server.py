@@ -18,14 +18,10 @@ import urllib.request
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from tests.processes import free_port, stop
+
 if TYPE_CHECKING:  # the benchmarks use this module without pytest
     import pytest
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Relay:
@@ -124,8 +120,7 @@ def s3_server(bucket: str) -> Iterator[Relay]:
         _forget_filesystems()
         os.environ.clear()
         os.environ.update(saved)
-        process.terminate()
-        process.wait(10)
+        stop(process)
 
 
 def _forget_filesystems() -> None:

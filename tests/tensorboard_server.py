@@ -15,6 +15,8 @@ import urllib.request
 from collections.abc import Iterator
 from typing import Any
 
+from tests.processes import stop
+
 LOADERS = (False, True)
 _ADDRESS = re.compile(rb"TensorBoard [^ ]+ at (http://127\.0\.0\.1:\d+/)")
 
@@ -45,12 +47,7 @@ def running_tensorboard(logdir: str, load_fast: bool = False, timeout: float = 6
         base = _wait_for_address(process, timeout)
         yield base
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         assert process.stdout is not None
         process.stdout.close()
 

@@ -32,6 +32,7 @@ from summarylib.format import live_control
 from summarylib.live.app import live_app
 from summarylib.live.frames import KEEP_FRAMES
 from summarylib.reader import iter_values
+from tests.processes import stop
 
 PARAMETERS = "images/parameters"
 
@@ -84,12 +85,7 @@ def _standalone(logdir: str, timeout: float = 60.0) -> Iterator[str]:
         assert match, "python -m summarylib.live printed no address"
         yield match.group(1).decode()
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
         process.stdout.close()
 
 
