@@ -74,6 +74,14 @@ def test_the_wheel_holds_the_package_its_generated_protos_and_stubs(built):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert "summarylib/__init__.py" in names
     assert "summarylib/proto/event_pb2.py" in names and "summarylib/proto/event_pb2.pyi" in names
+    # the Live dashboard's page, every file its server serves, and its TensorBoard entry point
+    static = os.path.join(ROOT, "summarylib", "live", "static")
+    assert {f"summarylib/live/static/{name}" for name in os.listdir(static)} <= names
+    entry_points = next(name for name in names if name.endswith(".dist-info/entry_points.txt"))
+    assert (
+        "summarylib_live = summarylib.live.plugin:LivePlugin"
+        in zipfile.ZipFile(wheel).read(entry_points).decode()
+    )
     assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
 
 
