@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import os
 import pathlib
@@ -17,8 +18,8 @@ import pytest
 import summarylib as sl
 from summarylib.format import records
 from summarylib.proto import summary_pb2
-from summarylib.reader import iter_events, iter_records
-from summarylib.writer import event_file
+from summarylib.reader import iter_events, iter_records, iter_values
+from summarylib.writer import event_file, lifecycle
 
 
 def summaries(path):
@@ -114,6 +115,34 @@ def test_files_begun_in_one_second_sort_in_the_order_they_were_begun(logdir, mon
         file.close()
     names = [os.path.basename(file.path) for file in begun]
     assert sorted(names) == names and len(set(names)) == 4
+
+
+def test_a_writer_collected_while_another_thread_opens_one_closes_without_a_deadlock(tmp_path):
+    # The collector runs a dropped writer's finalizer anywhere, even in a writer thread that
+    # another thread is starting while it holds the registry of engines (and waits for):
+    # found as a CI run that hung in Thread.start. The finalizer must not wait for the
+    # registry; the registry's holder closes the dropped writer once it lets go.
+    dropped = sl.create_file_writer(str(tmp_path / "dropped"), flush_millis=600_000)
+    with dropped.as_default(step=0):
+        sl.scalar("x", 1.0)
+    engine = dropped._engine
+    collected = threading.Event()
+
+    def collect() -> None:
+        nonlocal dropped
+        del dropped  # its finalizer runs here, on this thread
+        gc.collect()
+        collected.set()
+
+    with lifecycle._lock:  # what acquire() holds while it starts a new writer's thread
+        collector = threading.Thread(target=collect)
+        collector.start()
+        assert collected.wait(30), "the finalizer waited for the registry its thread's starter holds"
+        assert not engine.closed
+    collector.join()
+    sl.create_file_writer(str(tmp_path / "next")).close()  # the registry's next user
+    assert engine.closed
+    assert [value.step for value in iter_values(str(tmp_path / "dropped"))] == [0]  # nothing lost
 
 
 def test_event_files_are_created_exclusively(logdir, monkeypatch):

@@ -32,6 +32,9 @@ _lock = threading.RLock()
 _engines: dict[str, Engine] = {}
 _users: dict[str, int] = {}
 _writers_to_reopen_after_fork: weakref.WeakSet = weakref.WeakSet()
+# Releases of collected writers that found the registry held by another thread (see
+# release_when_collected), done by that thread once it lets go.
+_deferred_releases: list[tuple[str, Engine, float, bool]] = []
 _sigterm_previous: object = None
 _sigterm_installed = False
 _multiprocessing_hook_pid: int | None = None
@@ -54,7 +57,8 @@ def acquire(logdir: str, create: Callable[[], Engine]) -> Engine:
             engine = _engines[key] = create()
             _users[key] = 0
         _users[key] += 1
-        return engine
+    _release_deferred()
+    return engine
 
 
 def release(logdir: str, engine: Engine, timeout: float = DEFAULT_CLOSE_TIMEOUT, quiet: bool = False) -> None:
@@ -69,7 +73,30 @@ def release(logdir: str, engine: Engine, timeout: float = DEFAULT_CLOSE_TIMEOUT,
             return None
         del _engines[key], _users[key]
     engine.close(timeout, quiet)
+    _release_deferred()
     return None
+
+
+def release_when_collected(logdir: str, engine: Engine, timeout: float, quiet: bool) -> None:
+    """`release`, as a writer's finalizer calls it: the garbage collector runs finalizers
+    at any point of any thread, even in a writer thread that another thread is starting
+    while it holds the registry (inside `acquire`) and waits for. Blocking on the registry
+    there would deadlock both; so when another thread holds it, the release waits in a list
+    that thread works through once it lets go."""
+    _deferred_releases.append((logdir, engine, timeout, quiet))
+    _release_deferred()
+
+
+def _release_deferred() -> None:
+    """The deferred releases, if the registry is free (else its holder does them)."""
+    while _deferred_releases and _lock.acquire(blocking=False):
+        try:
+            releases = _deferred_releases[:]
+            del _deferred_releases[: len(releases)]
+        finally:
+            _lock.release()
+        for release_args in releases:
+            release(*release_args)
 
 
 def reopen_after_fork(writer: object) -> None:

@@ -134,7 +134,7 @@ class SummaryWriter:
             engine.attach(files)
         # Garbage collection and interpreter exit close quietly: a failure is a warning.
         self._finalizer = weakref.finalize(
-            self, lifecycle.release, self.logdir, engine, DEFAULT_CLOSE_TIMEOUT, True
+            self, lifecycle.release_when_collected, self.logdir, engine, DEFAULT_CLOSE_TIMEOUT, True
         )
         return engine
 
