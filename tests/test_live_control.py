@@ -18,14 +18,7 @@ from summarylib.format.live_control import (
     touch,
     write_request,
 )
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.clock import Clock
 
 
 def test_a_request_written_is_seen_by_the_next_poll_after_the_interval(tmp_path):

@@ -16,15 +16,8 @@ from summarylib.proto import event_pb2, summary_pb2
 from summarylib.reader import iter_events
 from summarylib.writer.event_file import v2_file_names
 from summarylib.writer.rolling_file import RollingEventFile
+from tests.clock import Clock
 from tests.tensorboard_server import get_json, running_tensorboard, wait_for
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def steps_in(path: str) -> list[int]:

@@ -29,6 +29,7 @@ from summarylib.writer.engine import Engine, WriterError
 from summarylib.writer.event_codec import event_of_summary, raw_event
 from summarylib.writer.event_file import EventFile, v2_file_names
 from summarylib.writer.rolling_file import RollingEventFile
+from tests.clock import Clock
 from tests.full_disk import tmpfs
 from tests.tensorboard_data import read_scalars
 
@@ -203,14 +204,6 @@ def test_an_event_that_fails_to_encode_is_dropped_alone(logdir, caplog):
 
 
 # 5. A logdir that cannot take a new file for a while -----------------------------------
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_a_roll_that_cannot_create_its_file_keeps_the_old_one_and_resumes(tmp_path):
