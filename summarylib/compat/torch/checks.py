@@ -23,11 +23,11 @@ import math
 import os
 from typing import Any
 
-from google.protobuf.message import DecodeError, Message
+from google.protobuf.message import Message
 
 from summarylib.checks import as_real, real_number
+from summarylib.ops.errors import check_serialized, op_error
 from summarylib.ops.errors import check_text as check_utf8
-from summarylib.ops.errors import op_error
 
 MAX_NAME_BYTES = 255  # a file name's limit on Linux, macOS and Windows file systems
 
@@ -116,15 +116,11 @@ def serialized_proto(op: str, argument: str, message: Any, kind: type[Message] |
     serialize = getattr(message, "SerializeToString", None)
     data = serialize() if callable(serialize) else message
     if not isinstance(data, bytes):
-        raise TypeError(
-            f"summarylib.{op}: argument {argument!r}: expected a {name} protobuf or its bytes, "
-            f"got {type(message).__name__}"
+        raise op_error(
+            TypeError,
+            op,
+            None,
+            argument,
+            f"expected a {name} protobuf or its bytes, got {type(message).__name__}",
         )
-    if kind is not None:
-        try:
-            kind.FromString(data)
-        except DecodeError as error:
-            raise ValueError(
-                f"summarylib.{op}: argument {argument!r}: not a serialized {name} ({error})"
-            ) from None
-    return data
+    return data if kind is None else check_serialized(kind, data, op, None, argument)
