@@ -34,7 +34,7 @@ import numpy as np
 from benchmarks.common import available, goal, parse_with_quick
 from summarylib.integrations.keras.callback import TensorBoard
 from summarylib.integrations.keras.scalars import batch_tag, cached_tag
-from summarylib.writer.context import default_step
+from summarylib.writer.context import StepCounter
 
 GOAL_US = 2.5  # issue 21: per logged value inside fit
 
@@ -77,17 +77,16 @@ class WithoutTheOps(TensorBoard):
 
 
 class AppendOnly(keras.callbacks.Callback):
-    """The least any logging callback does a batch: set the step, keep the logs."""
+    """The least any logging callback does a batch: count the step, keep the logs."""
 
     def on_train_begin(self, logs=None):
-        self.step, self.kept = 0, []
+        self.steps, self.kept = StepCounter(), []
 
     def on_train_batch_begin(self, batch, logs=None):
-        self.step += 1
-        default_step.set(self.step)
+        self.steps.value += 1
 
     def on_train_batch_end(self, batch, logs=None):
-        self.kept.append((self.step, logs))
+        self.kept.append((self.steps.value, logs))
 
 
 def fit_seconds(batches: int, callback: keras.callbacks.Callback | None) -> float:

@@ -220,9 +220,12 @@ def test_model_summaries_recorded_at_logged_batches(logdir):
     """With an int update_freq the run's writer is the default during fit and evaluate,
     its step the batch counter, recording every N-th batch, as Keras does for tf.summary."""
 
+    steps = []  # the default step each batch, as the model's own code reads it
+
     class Logging(keras.layers.Layer):
         def call(self, x):
             sl.scalar("inputs_mean", keras.ops.mean(x))
+            steps.append(sl.get_step())
             return x
 
     model = keras.Sequential([keras.Input((3,)), Logging(), keras.layers.Dense(1)])
@@ -235,6 +238,9 @@ def test_model_summaries_recorded_at_logged_batches(logdir):
     assert [step for step, _ in scalars["train"]["inputs_mean"]] == [2, 4]
     assert [step for step, _ in scalars["validation"]["inputs_mean"]] == [2]
     assert scalars["train"]["inputs_mean"][0][1] == 1.0
+    # Built outside fit (no default step), then the train batches and validation's.
+    assert [step for step in steps if step is not None] == [1, 2, 3, 4, 5, 1, 2, 3]
+    assert sl.get_step() is None
 
 
 def test_embeddings_are_the_weights_with_labels(logdir):

@@ -20,6 +20,7 @@ from summarylib.format import records
 from summarylib.proto import summary_pb2
 from summarylib.reader import iter_events, iter_records, iter_values
 from summarylib.writer import event_file, lifecycle
+from summarylib.writer.context import StepCounter, counted_steps
 
 
 def summaries(path):
@@ -199,6 +200,23 @@ def test_nested_as_default_restores_writer_and_step(tmp_path):
     inner.close()
     assert summaries(outer.path) == [("x", 1), ("x", 1)]
     assert summaries(inner.path) == [("x", 10)]
+
+
+def test_a_counted_default_step_is_read_at_each_op(logdir):
+    """The Keras callback's batch counter as the default step: ops and get_step read its
+    value when they run; leaving the block restores the step before it."""
+    counter = StepCounter(3)
+    writer = sl.create_file_writer(logdir)
+    with writer.as_default(step=1):
+        with counted_steps(counter):
+            sl.scalar("x", 1.0)
+            counter.value = 4
+            assert sl.get_step() == 4
+            sl.scalar("x", 2.0)
+            sl.histogram("h", [1.0])
+        assert sl.get_step() == 1
+    writer.close()
+    assert summaries(writer.path) == [("x", 3), ("x", 4), ("h", 4)]
 
 
 def test_as_default_flushes_on_exit_also_on_exception(logdir):

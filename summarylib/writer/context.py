@@ -42,8 +42,20 @@ class DefaultWriter(Protocol):
     def flush(self) -> None: ...
 
 
+class StepCounter:
+    """A default step that a framework's hook moves on, read by each op when it runs, as
+    TensorFlow reads a `tf.Variable` default step: a hook that runs at every batch sets
+    `value` (an attribute set), where setting `default_step` itself would copy the
+    context each time."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: int = 0) -> None:
+        self.value = value
+
+
 default_writer: ContextVar[DefaultWriter | None] = ContextVar("summarylib_writer", default=None)
-default_step: ContextVar[int | None] = ContextVar("summarylib_step", default=None)
+default_step: ContextVar[int | StepCounter | None] = ContextVar("summarylib_step", default=None)
 record_condition: ContextVar[Condition] = ContextVar("summarylib_record_if", default=True)
 
 
@@ -147,7 +159,18 @@ def set_step(step: Any) -> None:
 
 def get_step() -> int | None:
     """The default step of this thread or task, or None."""
-    return default_step.get()
+    step = default_step.get()
+    return step.value if isinstance(step, StepCounter) else step
+
+
+@contextlib.contextmanager
+def counted_steps(counter: StepCounter) -> Iterator[None]:
+    """Make `counter`'s value, read at each op, the default step inside the block."""
+    token = default_step.set(counter)
+    try:
+        yield
+    finally:
+        default_step.reset(token)
 
 
 def evaluate(condition: Condition) -> bool:
@@ -207,7 +230,7 @@ def resolve_step(op: str, tag: str | None, step: Any) -> int:
                 "expected a step, got None and no default step (no step: pass step=..., call "
                 "summarylib.set_step(step), or use writer.as_default(step=...))",
             )
-        return step
+        return step if type(step) is int else step.value
     if type(step) is int and INT64_MIN <= step <= INT64_MAX:
         return step
     return coerce_step(step, "step", op, tag)

@@ -41,7 +41,7 @@ from summarylib.integrations.keras.scalars import (
 )
 from summarylib.integrations.keras.weights import weight_image, weight_tag
 from summarylib.ops.embedding import embedding
-from summarylib.writer.context import default_step, defaults, record_condition
+from summarylib.writer.context import StepCounter, counted_steps, defaults, record_condition
 from summarylib.writer.summary_writer import NoopSummaryWriter, SummaryWriter
 
 _RUNS = {"train": "train", "val": "validation"}
@@ -129,8 +129,10 @@ class TensorBoard(keras.callbacks.Callback):
         self._batch_tags: dict[str, str] = {}
         self._epoch_tags: dict[str, str] = {}
         self._evaluation_tags: dict[str, str] = {}
-        self._global_train_batch = 0
-        self._global_test_batch = 0
+        # The batch counters, and the default step of the model's own summaries while
+        # the run's writer is pushed: moved on by an attribute set, read at each op.
+        self._train_batches = StepCounter()
+        self._test_batches = StepCounter()
         self._epoch_start_batch = 0  # the train batch counter when the epoch began
         self._hooks_thread = threading.get_ident()  # the thread running fit's hooks
         self._steps_per_execution = 1
@@ -139,6 +141,7 @@ class TensorBoard(keras.callbacks.Callback):
         self._pooled: list[tuple[int, dict | None]] = []
         self._next_pooled_step = self._batch_frequency or 0
         self._batch_start_time = 0.0
+        self._batch_writer: SummaryWriter | NoopSummaryWriter = NoopSummaryWriter()  # the batches' run
         self._epoch_start_time = 0.0
         self._epoch_start_iterations = 0
         self._unusable_metadata: set[str] = set()  # metadata files warned about
@@ -165,15 +168,20 @@ class TensorBoard(keras.callbacks.Callback):
             settle_quietly(writer.close, NAME, f"closing the {_RUNS[kind]!r} run's writer")
         self._writers = {}
 
-    def _push_writer(self, kind: str, step: int) -> None:
+    def _push_writer(self, kind: str, batches: StepCounter) -> SummaryWriter | NoopSummaryWriter:
         """With batch-level logging, make the run's writer the default for the model's
-        own summaries, recording at every N-th batch."""
+        own summaries, at the step `batches` counts, recording at every N-th batch.
+        Returns the writer, a no-op one without batch-level logging (as the model's
+        own summaries then are)."""
         if self._batch_frequency is None:
-            return
+            return NoopSummaryWriter()
+        writer = self._writer(kind)
         stack = contextlib.ExitStack()
-        stack.enter_context(self._writer(kind).as_default(step=step))
-        stack.enter_context(summarylib.record_if(step % self._batch_frequency == 0))
+        stack.enter_context(writer.as_default())
+        stack.enter_context(counted_steps(batches))
+        stack.enter_context(summarylib.record_if(batches.value % self._batch_frequency == 0))
         self._contexts.append(stack)
+        return writer
 
     def _record_at(self, step: int) -> None:
         """Within the pushed context, with update_freq N > 1: record at the batch `step`
@@ -203,14 +211,14 @@ class TensorBoard(keras.callbacks.Callback):
             check_layer_names(self.embeddings_metadata, [layer.name for layer in _embedding_layers(model)])
 
     def on_train_begin(self, logs: dict | None = None) -> None:
-        self._global_train_batch = 0
+        self._train_batches.value = 0
         self._hooks_thread = threading.get_ident()
         # Read here, on fit's thread: `self.model` on JAX syncs the training state, which
         # from Keras's thread pool races the next step for its donated buffers.
         self._steps_per_execution = getattr(self.model, "steps_per_execution", 1) or 1
         self._pooled = []
         self._next_pooled_step = self._batch_frequency or 0
-        self._push_writer("train", 0)
+        self._batch_writer = self._push_writer("train", self._train_batches)
 
     def on_train_end(self, logs: dict | None = None) -> None:
         pooled, self._pooled = sorted(self._pooled), []  # after a pooled hook that failed
@@ -224,7 +232,7 @@ class TensorBoard(keras.callbacks.Callback):
             self._close_writers()
 
     def on_test_begin(self, logs: dict | None = None) -> None:
-        self._push_writer("val", self._global_test_batch)
+        self._push_writer("val", self._test_batches)
 
     def on_test_end(self, logs: dict | None = None) -> None:
         optimizer = getattr(self.model, "optimizer", None)
@@ -232,15 +240,14 @@ class TensorBoard(keras.callbacks.Callback):
             step = _as_int(optimizer.iterations)
             if logs:
                 with self._writing("val"):
-                    write_scalars(self._evaluation_tags, evaluation_tag, logs, step)
+                    write_scalars(self._writer("val"), self._evaluation_tags, evaluation_tag, logs, step)
         self._pop_writer()
 
     def on_train_batch_begin(self, batch: int, logs: dict | None = None) -> None:
-        step = self._global_train_batch = self._global_train_batch + 1
-        if self._contexts:  # the step as the default, for the model's own summaries
-            default_step.set(step)
-            if self._batch_frequency != 1:
-                self._record_at(step)
+        batches = self._train_batches  # the default step too, while the writer is pushed
+        step = batches.value = batches.value + 1
+        if self._batch_frequency != 1 and self._contexts:
+            self._record_at(step)
         if self.write_steps_per_second:
             self._batch_start_time = time.perf_counter()
 
@@ -251,16 +258,17 @@ class TensorBoard(keras.callbacks.Callback):
         if _thread_id() != self._hooks_thread:
             self._pooled_batch_end(batch, logs, frequency)
             return
-        step = self._global_train_batch
+        step = self._train_batches.value
         if step % frequency == 0:
             self._log_batch(step, logs)
 
     def _log_batch(self, step: int, logs: dict | None) -> None:
-        """What the batch-end hook writes at a logged batch, to the default writer."""
+        """What the batch-end hook writes at a logged batch, to the `train` run (the
+        default writer too, for the steps per second)."""
         if self.write_steps_per_second:
             self._log_steps_per_second(step)
         if isinstance(logs, dict):
-            write_scalars(self._batch_tags, batch_tag, logs, step)
+            write_scalars(self._batch_writer, self._batch_tags, batch_tag, logs, step)
 
     def _log_steps_per_second(self, step: int) -> None:
         elapsed = time.perf_counter() - self._batch_start_time
@@ -284,14 +292,13 @@ class TensorBoard(keras.callbacks.Callback):
                     self._log_batch(*heapq.heappop(self._pooled))
 
     def on_test_batch_begin(self, batch: int, logs: dict | None = None) -> None:
-        step = self._global_test_batch = self._global_test_batch + 1
-        if self._contexts:
-            default_step.set(step)
-            if self._batch_frequency != 1:
-                self._record_at(step)
+        batches = self._test_batches
+        step = batches.value = batches.value + 1
+        if self._batch_frequency != 1 and self._contexts:
+            self._record_at(step)
 
     def on_epoch_begin(self, epoch: int, logs: dict | None = None) -> None:
-        self._epoch_start_batch = self._global_train_batch
+        self._epoch_start_batch = self._train_batches.value
         if self.write_steps_per_second:
             self._epoch_start_iterations = _as_int(self.model.optimizer.iterations)
             self._epoch_start_time = time.perf_counter()
@@ -319,7 +326,7 @@ class TensorBoard(keras.callbacks.Callback):
             if run_logs:
                 with self._writing(kind):
                     try:
-                        write_scalars(self._epoch_tags, epoch_tag, run_logs, epoch)
+                        write_scalars(self._writer(kind), self._epoch_tags, epoch_tag, run_logs, epoch)
                     except (TypeError, ValueError) as error:  # the other run is written first
                         errors.append(error)
         if errors:

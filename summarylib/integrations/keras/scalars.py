@@ -8,55 +8,45 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import summarylib
-from summarylib.format.wire import INT64_MAX, INT64_MIN
+from summarylib.ops.convert import as_float
 from summarylib.ops.errors import check_name
-from summarylib.ops.scalar.encoding import V2_COLUMNS
-from summarylib.writer.context import (
-    default_writer,
-    emit_pending_warnings,
-    evaluate,
-    pending_warnings,
-    record_condition,
-)
+from summarylib.ops.scalar.encoding import V2_COLUMNS, scalar_event
+from summarylib.writer.context import DefaultWriter, emit_pending_warnings, pending_warnings
 
 MAX_CACHED_TAGS = 4096  # a cache holds at most this many log keys
 
 
 def write_scalars(
-    tags: dict[str, str], tag_of: Callable[[str], str], logs: Mapping[str, Any], step: int
+    writer: DefaultWriter,
+    tags: dict[str, str],
+    tag_of: Callable[[str], str],
+    logs: Mapping[str, Any],
+    step: int,
 ) -> None:
     """What `summarylib.scalar(tags[name], value, step=step)` for each value of `logs`
-    writes, to the default writer; the value's tag made by `tag_of(name)` the first time
-    only. Keras hands its hooks plain floats: those go straight into the writer's scalar
-    lane, with the writer, the recording condition, the step and the clock looked at once
-    for the whole batch (a hook in `fit` runs with cold caches, where every call counts);
-    anything else goes through the op. A value that is no real number is the op's
-    one-shape error, raised once every other value is written, so it takes no valid value
-    with it."""
-    writer = default_writer.get()
-    if writer is None:
-        return
-    condition = record_condition.get()
-    if condition is not True and not evaluate(condition):
-        return
+    writes, to `writer` (the callback's run, where every call records); the value's tag
+    made by `tag_of(name)` the first time only; `step` an int in int64 (the callback's
+    counters). Keras hands its hooks plain floats: those go straight into the writer's
+    scalar lane, with the writer's engine and the clock looked at once for the whole
+    batch (a hook in `fit` runs with cold caches, where every call counts). A value that
+    is no real number is the op's one-shape error, raised once every other value is
+    written, so it takes no valid value with it."""
     engine = writer.scalar_engine
-    lane = (
-        engine.scalars
-        if engine is not None and type(step) is int and INT64_MIN <= step <= INT64_MAX
-        else None
-    )
+    lane = None if engine is None else engine.scalars
     now = time.time()
     error = None
     for name, value in logs.items():
         try:
             tag = tags.get(name) or cached_tag(tags, tag_of, name)
-            if lane is not None and type(value) is float:
-                lane += (V2_COLUMNS, tag, value, now, step)
-            else:
-                summarylib.scalar(tag, value, step=step)
+            if type(value) is not float:
+                value = as_float("scalar", tag, "data", value)
         except (TypeError, ValueError) as problem:
             error = error or problem
+            continue
+        if lane is None:  # not open (after a fork), closed, or a no-op writer
+            writer.submit(scalar_event, (tag, value, None), now, step)
+        else:
+            lane += (V2_COLUMNS, tag, value, now, step)
     if lane is not None and len(lane) >= engine.scalar_limit:
         engine.scalars_full()
     if pending_warnings:
