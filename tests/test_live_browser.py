@@ -12,13 +12,17 @@ test): benchmarks/bench_live.py holds them against the issue's goals.
 
 from __future__ import annotations
 
+import functools
+import http.server
 import importlib.util
 import inspect
 import os
+import threading
+import urllib.parse
 
 import pytest
 
-from summarylib.format.live_control import LIVE_SUBDIR, ControlPoll
+from summarylib.format.live_control import LIVE_SUBDIR, ControlPoll, control_path
 from tests import live_session
 from tests.live_session import VIEW_TAGS, dashboard, measure, trainer
 
@@ -171,3 +175,60 @@ def test_keras_watch_live_switches_on_from_the_page(tmp_path):
         assert "layer sequential/hidden/kernel" in text and "range " in text, text
         shown = {f["step"] for f in page.frames() if f["tag"] == tag}
         assert shown <= set(_written_steps(run_dir, tag))
+
+
+_ATTACKS = """async (url) => {
+    const body = JSON.stringify({views: ["parameters"], log_freq: 1});
+    const outcome = {};
+    // A simple request (no preflight): the browser sends it and hides the answer.
+    await fetch(url, {method: "POST", mode: "no-cors", headers: {"Content-Type": "text/plain"}, body});
+    outcome.simple = "sent";
+    // JSON needs a CORS preflight, which the dashboard never grants: never sent.
+    try {
+        await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"}, body});
+        outcome.json = "answered";
+    } catch (error) {
+        outcome.json = "blocked";
+    }
+    return outcome;
+}"""
+
+# A text/plain form whose body is JSON: `{"views":["parameters"],"x":"` = `"}`.
+_FORM = """<form method="post" enctype="text/plain" action="{action}">
+<input name='{{"views":["parameters"],"x":"' value='"}}'></form>"""
+
+
+def test_another_sites_page_cannot_switch_the_views(tmp_path):
+    """Any page the user opens can make the browser send requests to the dashboard: from
+    a page of another origin (a server on another port), a no-cors fetch, a JSON fetch
+    and a text/plain form whose body is JSON all leave the control file alone, and the
+    dashboard's own page still writes it."""
+    _skip_without("standalone")
+    run_dir = str(tmp_path / "run")
+    control = control_path(run_dir)
+    site = tmp_path / "site"
+    site.mkdir()
+    with (
+        trainer(run_dir, "--size", "16", "--fps", "5", "--seconds", "60"),
+        dashboard(str(tmp_path), "standalone") as page,
+    ):
+        origin = urllib.parse.urlsplit(page.frame.url)
+        url = f"{origin.scheme}://{origin.netloc}/control?run=run"
+        (site / "form.html").write_text(_FORM.format(action=url))
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            other = page.page.context.browser.new_page()  # a page of its own, another origin
+            other.goto(f"http://127.0.0.1:{server.server_port}/form.html")
+            assert other.evaluate(_ATTACKS, url) == {"simple": "sent", "json": "blocked"}
+            with other.expect_navigation():
+                other.evaluate("() => document.forms[0].submit()")
+            assert "application/json" in other.content()  # the dashboard's refusal, shown
+            assert not os.path.exists(control)
+        finally:
+            server.shutdown()
+            server.server_close()
+        page.set_view("parameters")
+        page.wait(lambda: os.path.exists(control), what="the page's own request in the control file")
+        assert ControlPoll(run_dir).request().views == ("parameters",)

@@ -11,7 +11,10 @@ standalone: `/`); the page resolves them against its module's URL:
   `: ping` comment every PING_SECONDS; while it is open, the run's control file is touched.
 - `GET frame?run=R&tag=T&frame=N`: the PNG of a frame kept (the last few of each tag).
 - `GET control?run=R`: the standing request, or null; `POST control?run=R` with a request
-  as JSON (see summarylib.format.live_control) writes the run's control file.
+  as JSON (see summarylib.format.live_control) writes the run's control file. Only the
+  dashboard's own page may: a POST another site's page could send is refused (see
+  `_refuse_unless_json` and `_refuse_other_sites`; the stream, which keeps a request
+  fresh, also refuses other sites).
 
 The standard library alone (no werkzeug), so the standalone server needs no TensorBoard.
 Errors are JSON, `{"error": "..."}`. Non-finite scalar values are sent as the strings
@@ -28,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from summarylib.format import live_control
 from summarylib.live.frames import Follower, RunView
@@ -92,7 +95,8 @@ class LiveApp:
                 raise HTTPError("405 Method Not Allowed", f"{method} is not served at {route or '/'}")
             if route == "runs":
                 return _json(start_response, self._runs())
-            if route == "stream":
+            if route == "stream":  # an open stream keeps the run's request fresh
+                _refuse_other_sites(environ)
                 return self._stream(self._run(query), start_response)
             if route == "frame":
                 return self._frame(query, start_response)
@@ -149,6 +153,8 @@ class LiveApp:
         return self.follower.run_directory(run)
 
     def _post_control(self, query: dict[str, str], environ: Environ) -> dict[str, object]:
+        _refuse_unless_json(environ)
+        _refuse_other_sites(environ)
         run = self._run(query)
         try:
             length = int(environ.get("CONTENT_LENGTH") or 0)
@@ -258,6 +264,37 @@ class _Stream:
             events.append(_event("scalars", {"run": self.run, "values": values}))
             self.scalars_sent, self.scalars_at = view.scalars_changed, now
         return b"".join(events)
+
+
+def _refuse_unless_json(environ: Environ) -> None:
+    """Refuse a POST whose body is not JSON by its Content-Type: a page of another origin
+    can send JSON only after a CORS preflight, which this app never grants, so a form or
+    a no-cors fetch of another site's page (any page the user opens could otherwise
+    switch a training run's views) is refused here."""
+    kind = environ.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise HTTPError(
+            "415 Unsupported Media Type", f"expected Content-Type application/json, got {kind or 'none'!r}"
+        )
+
+
+def _refuse_other_sites(environ: Environ) -> None:
+    """Refuse a request that a browser says comes from a page of another origin:
+    `Sec-Fetch-Site` (sent by every current browser, and right behind a proxy that
+    rewrites Host), else `Origin` against the host asked for. A client that is no
+    browser sends neither, and is let through."""
+    site = environ.get("HTTP_SEC_FETCH_SITE")
+    origin = environ.get("HTTP_ORIGIN")
+    if site is not None:
+        cross = site not in ("same-origin", "none")
+    else:
+        host = environ.get("HTTP_X_FORWARDED_HOST") or environ.get("HTTP_HOST")
+        cross = origin is not None and urlsplit(origin).netloc != host
+    if cross:
+        raise HTTPError(
+            "403 Forbidden",
+            f"refused a request from {origin or site!r}: only the dashboard's own page may ask this",
+        )
 
 
 def _event(name: str, data: object) -> bytes:
