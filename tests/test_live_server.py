@@ -287,8 +287,16 @@ def test_the_page_switches_the_views_through_the_control_file(kind: str, logdir:
 # --- The app in this process ---------------------------------------------------------------
 
 
-def _call(app: Any, path: str, query: str = "", method: str = "GET", body: bytes = b"") -> tuple[str, Any]:
-    """(status, parsed JSON or bytes) of one WSGI call of `app`."""
+def _call(
+    app: Any,
+    path: str,
+    query: str = "",
+    method: str = "GET",
+    body: bytes = b"",
+    headers: dict[str, str] | None = None,
+) -> tuple[str, Any]:
+    """(status, parsed JSON or bytes) of one WSGI call of `app`; `headers` as WSGI gives
+    them (default: a JSON body's Content-Type)."""
     answer: dict[str, Any] = {}
 
     def start_response(status: str, headers: list[tuple[str, str]]) -> None:
@@ -300,6 +308,7 @@ def _call(app: Any, path: str, query: str = "", method: str = "GET", body: bytes
         "QUERY_STRING": query,
         "CONTENT_LENGTH": str(len(body)),
         "wsgi.input": io.BytesIO(body),
+        **({"CONTENT_TYPE": "application/json"} if headers is None else headers),
     }
     data = b"".join(app(environ, start_response))
     assert answer["headers"]["X-Content-Type-Options"] == "nosniff"
@@ -417,3 +426,58 @@ def test_the_standalone_server_refuses_a_logdir_at_a_url(capsys: Any) -> None:
         main(["--logdir", "s3://bucket/runs"])
     assert exited.value.code == 2
     assert "a local directory" in capsys.readouterr().err
+
+
+def test_a_post_another_site_could_send_is_refused(logdir: str) -> None:
+    """What a page of another site can make the browser send is refused before anything
+    is written; the dashboard's own page (same origin, also behind a proxy that rewrites
+    Host) and clients that are no browser are served."""
+    app = live_app(logdir)
+    control = live_control.control_path(os.path.join(logdir, "train"))
+    body = b'{"views": ["parameters"]}'
+    json_body = {"CONTENT_TYPE": "application/json"}
+    refused = [
+        ({"CONTENT_TYPE": "text/plain"}, "415 Unsupported Media Type"),  # a form, a no-cors fetch
+        ({"CONTENT_TYPE": "application/x-www-form-urlencoded"}, "415 Unsupported Media Type"),
+        ({}, "415 Unsupported Media Type"),
+        ({**json_body, "HTTP_SEC_FETCH_SITE": "cross-site"}, "403 Forbidden"),
+        ({**json_body, "HTTP_SEC_FETCH_SITE": "same-site"}, "403 Forbidden"),  # another port
+        ({**json_body, "HTTP_ORIGIN": "http://evil.example", "HTTP_HOST": "127.0.0.1:6006"}, "403 Forbidden"),
+        ({**json_body, "HTTP_ORIGIN": "null", "HTTP_HOST": "127.0.0.1:6006"}, "403 Forbidden"),
+    ]
+    for headers, expected in refused:
+        status, answer = _call(app, "/control", "run=train", "POST", body, headers)
+        assert (status, "error" in answer) == (expected, True), headers
+        assert not os.path.exists(control), headers
+    served = [
+        {"CONTENT_TYPE": "application/json; charset=utf-8", "HTTP_SEC_FETCH_SITE": "same-origin"},
+        {**json_body, "HTTP_SEC_FETCH_SITE": "same-origin", "HTTP_ORIGIN": "https://lab.example"},  # a proxy
+        {**json_body, "HTTP_ORIGIN": "http://127.0.0.1:6006", "HTTP_HOST": "127.0.0.1:6006"},
+        {**json_body, "HTTP_ORIGIN": "https://lab.example", "HTTP_X_FORWARDED_HOST": "lab.example"},
+        json_body,  # curl, urllib
+    ]
+    for headers in served:
+        os.makedirs(os.path.dirname(control), exist_ok=True)
+        status, answer = _call(app, "/control", "run=train", "POST", body, headers)
+        assert (status, answer) == ("200 OK", {"views": ["parameters"], "log_freq": 1}), headers
+        os.remove(control)
+    # The stream keeps a run's request fresh (someone is looking): other sites get none.
+    status, answer = _call(app, "/stream", "run=train", headers={"HTTP_SEC_FETCH_SITE": "cross-site"})
+    assert status == "403 Forbidden" and "error" in answer
+
+
+def test_with_no_page_open_the_follower_reads_only_when_asked(tmp_path: Any) -> None:
+    """A TensorBoard with the plugin whose Live tab nobody opens: between requests the
+    follower lists and reads nothing (it used to walk the logdir every 2 s); a request
+    then sees what was written meanwhile."""
+    logdir = tmp_path / "logs"
+    _write_scalar(str(logdir / "train"), 1, 0.5)
+    app = live_app(logdir)
+    assert [run["run"] for run in _call(app, "/runs")[1]["runs"]] == ["train"]
+    time.sleep(0.5)  # a round the request woke while one ran comes right after it
+    listed = app.follower._listed_at
+    _write_scalar(str(logdir / "eval"), 1, 0.25)
+    time.sleep(3.0)  # longer than the old idle listing interval
+    assert app.follower._listed_at == listed
+    assert [run["run"] for run in _call(app, "/runs")[1]["runs"]] == ["eval", "train"]
+    assert app.follower._listed_at > listed

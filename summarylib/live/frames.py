@@ -9,9 +9,11 @@ A run is a directory with event files, as TensorBoard finds it; its `live/` subd
 (where `watch(..., live=True)` writes the dashboard's views, rolling files) is part of the
 run, not a run of its own. Polling is cheap: while a stream shows a run, a stat of the
 run's directories (new or deleted files change their mtime) and of their newest file every
-`poll_interval`; the logdir's listing, and the other runs, every LISTING_SECONDS (less
-often, IDLE_LISTING_SECONDS, while no stream is open). A file is read only when its size
-changed. While a stream shows a run, its control file is touched every HEARTBEAT_SECONDS
+`poll_interval`; the logdir's listing, and the other runs, every LISTING_SECONDS. While no
+stream is open, nothing is polled: the logdir is listed and read only when a request asks
+(the runs route, TensorBoard's `is_active`), so a TensorBoard whose Live tab nobody
+opens pays nothing between its requests. A file is read only when its size changed.
+While a stream shows a run, its control file is touched every HEARTBEAT_SECONDS
 (the dashboard's "someone is looking", see summarylib.format.live_control).
 
 Local logdirs: the control file and the stats are local files' (a watch writes its live
@@ -34,7 +36,7 @@ from summarylib.reader import CorruptRecordError, Reader, find_runs, is_event_fi
 
 KEEP_FRAMES = 4
 LISTING_SECONDS = 0.5
-IDLE_LISTING_SECONDS = 2.0
+RETRY_SECONDS = 2.0  # after a round that failed
 _PLUGINS = ("images", "scalars")
 _log = logging.getLogger(__name__)
 
@@ -175,11 +177,12 @@ class Follower:
                 next_listing = self._poll(next_listing)
             except Exception:
                 _log.exception("summarylib.live: following %s failed; trying again", self.logdir)
-                time.sleep(IDLE_LISTING_SECONDS)
+                time.sleep(RETRY_SECONDS)
 
     def _poll(self, next_listing: float) -> float:
         """One round: the listing when it is due, the shown runs' files, the heartbeats;
-        then the wait until the next round. Returns when the next listing is due."""
+        then the wait until the next round (with no stream open, until a request wakes
+        the thread). Returns when the next listing is due."""
         now = time.monotonic()
         with self.condition:
             shown = set(self._streams)
@@ -192,7 +195,7 @@ class Follower:
             with self.condition:
                 self._listed_at = now
                 self.condition.notify_all()
-            next_listing = now + (LISTING_SECONDS if shown else IDLE_LISTING_SECONDS)
+            next_listing = now + LISTING_SECONDS
         else:
             for directory in list(self._directories.values()):
                 if directory.run in shown:
@@ -202,8 +205,7 @@ class Follower:
             with self.condition:
                 self.version += 1
                 self.condition.notify_all()
-        wait = self.poll_interval if shown else max(0.0, next_listing - time.monotonic())
-        self._wake.wait(wait)
+        self._wake.wait(self.poll_interval if shown else None)
         return next_listing
 
     def _list(self) -> bool:
