@@ -326,6 +326,11 @@ def test_default_writer_and_record_if(logdir):
         ({"variance_steps": -1}, ValueError, "argument 'variance_steps'"),
         ({"writer": "runs"}, TypeError, "argument 'writer': expected a summarylib writer, got str"),
         ({"step": 3}, TypeError, "argument 'step': expected a callable"),
+        # A string is no flag (it used to be taken for True).
+        ({"images": "no"}, TypeError, "argument 'images': expected a bool, got str 'no'"),
+        ({"check_numerics": "off"}, TypeError, "argument 'check_numerics': expected a bool"),
+        ({"raise_on_nonfinite": "False"}, TypeError, "argument 'raise_on_nonfinite': expected a bool"),
+        ({"live": [True]}, TypeError, "argument 'live': expected a bool, got list"),
     ],
 )
 def test_bad_arguments_are_named(arguments, error, match):

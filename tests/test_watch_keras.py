@@ -89,3 +89,17 @@ def test_training_continues_without_raise(logdir):
 def test_activations_are_refused():
     with pytest.raises(ValueError, match="activations are not available for Keras models"):
         Watch(log="activations")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "match"),
+    [
+        ({"images": "yes"}, "argument 'images': expected a bool, got str 'yes'"),
+        ({"check_numerics": "off"}, "argument 'check_numerics': expected a bool"),
+        ({"raise_on_nonfinite": None}, "argument 'raise_on_nonfinite': expected a bool, got NoneType"),
+        ({"live": "on"}, "argument 'live': expected a bool"),
+    ],
+)
+def test_a_flag_that_is_no_bool_is_refused(arguments, match):
+    with pytest.raises(TypeError, match=match):
+        Watch(**arguments)

@@ -12,16 +12,7 @@ from typing import Any
 import keras
 import numpy as np
 
-from summarylib.checks import (
-    check_kinds,
-    check_writer,
-    input_error,
-    int_at_least,
-    optional_int_at_least,
-    positive_seconds,
-)
-from summarylib.integrations.watch_live import LiveViews
-from summarylib.integrations.watch_views import KindViews
+from summarylib.integrations.watch_arguments import watch_arguments
 from summarylib.ops.scalar import encoding as scalar_encoding
 from summarylib.ops.text import encoding as text_encoding
 from summarylib.writer.queue import queue_summary, recording_writer
@@ -88,16 +79,22 @@ class Watch(keras.callbacks.Callback):
         retain_seconds: float = 600,
     ) -> None:
         super().__init__()
-        kinds = check_kinds(_API, log, _KINDS, _UNAVAILABLE)
-        log_freq = int_at_least(_API, None, "log_freq", log_freq)
-        variance_steps = int_at_least(_API, None, "variance_steps", variance_steps, least=0)
-        buckets = optional_int_at_least(_API, None, "buckets", buckets, least=0)
-        check_writer(_API, writer)
-        if live and images:
-            raise input_error(
-                ValueError, _API, None, "images", "with live=True the dashboard asks for the images; got True"
-            )
-        seconds = positive_seconds(_API, None, "retain_seconds", retain_seconds) if live else None
+        arguments = watch_arguments(
+            _API,
+            log,
+            _KINDS,
+            _UNAVAILABLE,
+            log_freq=log_freq,
+            images=images,
+            check_numerics=check_numerics,
+            writer=writer,
+            raise_on_nonfinite=raise_on_nonfinite,
+            variance_steps=variance_steps,
+            buckets=buckets,
+            live=live,
+            retain_seconds=retain_seconds,
+        )
+        kinds = arguments.kinds
         if "gradients" in kinds and keras.backend.backend() != "torch":
             warnings.warn(
                 f"summarylib.{_API}: gradients are only available on the PyTorch backend, not on "
@@ -105,16 +102,10 @@ class Watch(keras.callbacks.Callback):
                 stacklevel=2,
             )
             kinds = tuple(kind for kind in kinds if kind != "gradients")
-        # live: the views the dashboard asks for (see watch_live), none of their own.
-        self._live = None if seconds is None else LiveViews(kinds, variance_steps, seconds, self._target)
-        self._views = (
-            {}
-            if self._live is not None
-            else {kind: KindViews(kind, bool(images), variance_steps, buckets) for kind in kinds}
-        )
-        self._log_freq = log_freq
-        self._check = bool(check_numerics)
-        self._raise = raise_on_nonfinite
+        self._live, self._views = arguments.views(kinds, self._target)
+        self._log_freq = arguments.log_freq
+        self._check = arguments.check_numerics
+        self._raise = arguments.raise_on_nonfinite
         self._writer = writer
         self.step = 0  # training batches seen
 

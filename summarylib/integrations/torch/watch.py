@@ -18,17 +18,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from summarylib.checks import (
-    check_kinds,
-    check_writer,
-    input_error,
-    int_at_least,
-    optional_int_at_least,
-    positive_seconds,
-)
+from summarylib.checks import input_error
 from summarylib.integrations.torch.watch_device import DeviceViews
 from summarylib.integrations.torch.watch_numerics import NonFinite, NumericsCheck
-from summarylib.integrations.watch_live import LiveViews
+from summarylib.integrations.watch_arguments import WatchArguments, watch_arguments
 from summarylib.integrations.watch_views import KINDS, KindViews
 from summarylib.ops.scalar import encoding as scalar_encoding
 from summarylib.ops.text import encoding as text_encoding
@@ -76,34 +69,21 @@ class Watch:
     def __init__(
         self,
         model: torch.nn.Module,
-        kinds: tuple[str, ...],
-        log_freq: int,
-        images: bool,
-        check_numerics: bool,
+        arguments: WatchArguments,
         writer: SummaryWriter | None,
         optimizer: torch.optim.Optimizer | None,
         step: Callable[[], int] | None,
-        raise_on_nonfinite: bool,
-        variance_steps: int,
-        buckets: int | None,
-        retain_seconds: float | None = None,
     ) -> None:
         self._model = model
-        self._log_freq = log_freq
+        self._log_freq = arguments.log_freq
         self._writer = writer
         self._step_of = step
-        self._raise = raise_on_nonfinite
-        # live: the views the dashboard asks for (see watch_live), none of their own.
-        self._live = (
-            None if retain_seconds is None else LiveViews(kinds, variance_steps, retain_seconds, self._target)
-        )
-        self._views = (
-            {}
-            if self._live is not None
-            else {kind: KindViews(kind, images, variance_steps, buckets) for kind in kinds}
-        )
-        self._device_views = {kind: DeviceViews(views, variance_steps) for kind, views in self._views.items()}
-        self._numerics = NumericsCheck() if check_numerics else None
+        self._raise = arguments.raise_on_nonfinite
+        self._live, self._views = arguments.views(arguments.kinds, self._target)
+        self._device_views = {
+            kind: DeviceViews(views, arguments.variance_steps) for kind, views in self._views.items()
+        }
+        self._numerics = NumericsCheck() if arguments.check_numerics else None
         self._parameters = [(name, p) for name, p in model.named_parameters()]
         self._count = 0  # steps completed
         self._logging = True  # whether the step in progress is logged
@@ -115,7 +95,7 @@ class Watch:
         self._leaves: list[tuple[str, torch.nn.Module]] = []  # watched for activations
         self._activation_handles: list[Any] = []  # on the leaves during logged steps only
         self._unset_grad_hooks: list[torch.Tensor] = []
-        self._install(optimizer, kinds)
+        self._install(optimizer, arguments.kinds)
 
     # -- hooks --------------------------------------------------------------------------
 
@@ -365,31 +345,23 @@ def watch(
         raise input_error(
             TypeError, _OP, None, "model", f"expected a torch.nn.Module, got {type(model).__name__}"
         )
-    kinds = check_kinds(_OP, log, KINDS)
-    log_freq = int_at_least(_OP, None, "log_freq", log_freq)
-    variance_steps = int_at_least(_OP, None, "variance_steps", variance_steps, least=0)
-    check_writer(_OP, writer)
-    buckets = optional_int_at_least(_OP, None, "buckets", buckets, least=0)
-    if live and images:
-        raise input_error(
-            ValueError, _OP, None, "images", "with live=True the dashboard asks for the images; got True"
-        )
-    seconds = positive_seconds(_OP, None, "retain_seconds", retain_seconds) if live else None
+    arguments = watch_arguments(
+        _OP,
+        log,
+        KINDS,
+        None,
+        log_freq=log_freq,
+        images=images,
+        check_numerics=check_numerics,
+        writer=writer,
+        raise_on_nonfinite=raise_on_nonfinite,
+        variance_steps=variance_steps,
+        buckets=buckets,
+        live=live,
+        retain_seconds=retain_seconds,
+    )
     if step is not None and not callable(step):
         raise input_error(
             TypeError, _OP, None, "step", f"expected a callable returning an int, got {type(step).__name__}"
         )
-    return Watch(
-        model,
-        kinds,
-        log_freq,
-        bool(images),
-        bool(check_numerics),
-        writer,
-        optimizer,
-        step,
-        raise_on_nonfinite,
-        variance_steps,
-        buckets,
-        seconds,
-    )
+    return Watch(model, arguments, writer, optimizer, step)
