@@ -316,3 +316,77 @@ def test_modules_and_ops_inside_a_leaf_module_are_not_drawn():
         ("Module/a/_CallsSibling", "_CallsSibling"),
         ("output", "Output"),
     ]
+
+
+class _Block(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        self.bn = nn.BatchNorm1d(3)
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.fc(x)))
+
+
+class _Scripted(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.block = _Block()
+        self.head = nn.Linear(3, 2)
+
+    def forward(self, x):
+        return self.head(self.block(x)) * 2
+
+
+def _torch_graph(tmp_path, model, inputs):
+    """The GraphDef torch's own writer writes for `add_graph(model, inputs)`."""
+    import glob
+    import warnings
+
+    from tensorboard.backend.event_processing import event_file_loader
+    from tensorboard.compat.proto import graph_pb2 as tb_graph_pb2
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+    with TorchWriter(str(tmp_path / "torch")) as writer, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "tracing it is a no-op"
+        writer.add_graph(model, inputs)
+    (path,) = glob.glob(str(tmp_path / "torch" / "events*"))
+    events = event_file_loader.EventFileLoader(path).Load()
+    return next(tb_graph_pb2.GraphDef.FromString(e.graph_def) for e in events if e.graph_def)
+
+
+@pytest.mark.parametrize("compile_with", ["trace", "script"])
+def test_a_torchscript_module_is_drawn_from_its_own_graph(tmp_path, compile_with):
+    """YOLO's trainings call `add_graph(torch.jit.trace(model, im, strict=False), [])`: a
+    ScriptModule runs compiled code that no hook sees (tracing it ran nothing, and with no
+    inputs failed), so its own graph is drawn, as torch's writer draws it: the same
+    operations, the inputs, the parameters under their modules, the output."""
+    from summarylib.compat.torch import SummaryWriter
+    from summarylib.proto import graph_pb2
+    from summarylib.reader import find_sources, iter_events
+
+    model = _Scripted().eval()
+    x = torch.ones(5, 4)
+    compiled = torch.jit.trace(model, x, strict=False) if compile_with == "trace" else torch.jit.script(model)
+    with SummaryWriter(str(tmp_path / "ours")) as writer:
+        writer.add_graph(compiled, [])
+    ((path,),) = find_sources(str(tmp_path / "ours")).values()
+    (event,) = [e for e in iter_events(path) if e.graph_def]
+    ours = graph_pb2.GraphDef.FromString(event.graph_def)
+    theirs = _torch_graph(tmp_path, compiled, [])
+
+    def aten(graph):
+        return sorted(node.op for node in graph.node if node.op.startswith("aten::"))
+
+    assert aten(ours) == aten(theirs)
+    assert {"aten::linear", "aten::batch_norm", "aten::relu", "aten::mul"} <= set(aten(ours))
+    by_name = nodes(ours)
+    assert by_name["input/x"].op == "Input" and by_name["output"].op == "Output"
+    for parameter in ("block/fc/weight", "block/bn/running_mean", "head/bias"):
+        assert by_name[f"_Scripted/{parameter}"].op == "Parameter"
+    linear = next(node for node in ours.node if node.op == "aten::linear")
+    assert list(linear.input) == ["input/x", "_Scripted/block/fc/weight", "_Scripted/block/fc/bias"]
+    assert by_name["output"].input == [next(n.name for n in ours.node if n.op == "aten::mul")]
+    if compile_with == "trace":  # a traced module records its module calls and shapes
+        assert linear.name == "_Scripted/block/fc/linear"
+        assert shapes(linear) == [[5, 3]]

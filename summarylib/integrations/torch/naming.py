@@ -108,6 +108,13 @@ def shape_proto(tensor: Any) -> tensor_shape_pb2.TensorShapeProto:
     try:
         sizes = [int(size) for size in tensor.shape]
     except (RuntimeError, TypeError, ValueError):
+        return sizes_proto(None)
+    return sizes_proto(sizes)
+
+
+def sizes_proto(sizes: list[int] | None) -> tensor_shape_pb2.TensorShapeProto:
+    """A shape of these sizes; unknown rank for None."""
+    if sizes is None:
         return tensor_shape_pb2.TensorShapeProto(unknown_rank=True)
     return tensor_shape_pb2.TensorShapeProto(
         dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=n) for n in sizes]
@@ -116,7 +123,12 @@ def shape_proto(tensor: Any) -> tensor_shape_pb2.TensorShapeProto:
 
 def data_type(tensor: Any) -> types_pb2.DataType:
     """TensorFlow's DataType number for the tensor's dtype (DT_INVALID where it has none)."""
-    return _DATA_TYPES.get(str(tensor.dtype).removeprefix("torch."), types_pb2.DT_INVALID)
+    return dtype_number(tensor.dtype)
+
+
+def dtype_number(dtype: Any) -> types_pb2.DataType:
+    """TensorFlow's DataType number for a torch dtype (DT_INVALID where it has none)."""
+    return _DATA_TYPES.get(str(dtype).removeprefix("torch."), types_pb2.DT_INVALID)
 
 
 def device(tensor: Any) -> str:

@@ -26,6 +26,7 @@ from torch.overrides import TorchFunctionMode
 
 from summarylib.integrations.torch import naming
 from summarylib.integrations.torch.recorder import Recorder, tensors_in
+from summarylib.integrations.torch.script_graph import script_graph
 from summarylib.proto import graph_pb2
 
 
@@ -49,12 +50,18 @@ def trace_graph(model: torch.nn.Module, *example_inputs: Any, **example_kwargs: 
     The model runs as it is (train or eval mode, grad mode as set by the caller). If
     the forward pass raises, the exception propagates unchanged with the graph recorded
     up to the failing call, marked by an `error` attr, as its `graph_def` attribute.
+
+    A TorchScript module (`torch.jit.trace` or `torch.jit.script`) is not run: it runs
+    compiled code that no hook sees, so its own recorded graph is drawn instead (see
+    script_graph), whatever the inputs, as torch's `add_graph` does.
     """
     if not isinstance(model, torch.nn.Module):
         raise TypeError(
             "summarylib.integrations.torch.trace_graph: argument 'model': expected a torch.nn.Module, "
             f"got {type(model).__module__}.{type(model).__qualname__}"
         )
+    if isinstance(model, torch.jit.ScriptModule):
+        return script_graph(model)
     recorder = Recorder(model)
     recorder.add_inputs(example_inputs, example_kwargs, _signature(model))
     try:
