@@ -323,3 +323,37 @@ def test_global_writer_counts_steps_per_tag_as_tensorboardx_and_is_shared(tmp_pa
     shared.add_scalar("x", 1.0)
     shared.close()
     assert os.path.isdir(tmp_path / "runs")
+
+
+def _log_dirty_tags(writer) -> None:
+    """Tags a real tensorboardX script used (`add_scalar(f'roc auc', ...)`) and others
+    tensorboardX cleans, through every method it cleans them in, and text, which it does not."""
+    for step in (0, 1):
+        for tag in ("roc auc", "/loss", "acc@1", "Loss (train)", "img:0", "fine/tag-1.x"):
+            writer.add_scalar(tag, 0.5 + step, step)
+        writer.add_histogram("weights hist", np.arange(10.0), step)
+        writer.add_image("sample image", np.zeros((3, 4, 4)), step)
+        writer.add_images("sample batch", np.zeros((2, 3, 4, 4)), step)
+        writer.add_text("a note", "text tags are kept", step)
+    writer.close()
+
+
+def test_tags_are_cleaned_as_tensorboardx_cleans_them(tmp_path):
+    """A script switched from tensorboardX keeps its tag names: TensorBoard lists the
+    same runs and tags for both writers' files, in every dashboard."""
+    tags = {}
+    for name, writer_class in (("theirs", tensorboardX.SummaryWriter), ("ours", SummaryWriter)):
+        logdir = str(tmp_path / name)
+        _log_dirty_tags(writer_class(logdir))
+        tags[name] = {
+            plugin: {run: sorted(run_tags) for run, run_tags in reader(logdir, plugin).items()}
+            for plugin, reader in (
+                ("scalars", read_scalars),
+                ("histograms", read_tensors),
+                ("images", read_blob_sequences),
+                ("text", read_tensors),
+            )
+        }
+    assert tags["ours"] == tags["theirs"]
+    assert "roc_auc" in tags["ours"]["scalars"]["."] and "loss" in tags["ours"]["scalars"]["."]
+    assert tags["ours"]["text"]["."] == ["a note/text_summary"]  # not cleaned, as in tensorboardX

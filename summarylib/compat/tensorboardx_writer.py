@@ -17,6 +17,10 @@ What differs from the torch-shaped writer, as tensorboardX has it:
   rescale=1)` in tensorboardX's order.
 - `use_metadata(global_step=, walltime=)`: the step and wall time of the enclosed calls
   that give none.
+- Tags of scalars, histograms, images, figures and videos are cleaned as tensorboardX
+  cleans them (`roc auc` -> `roc_auc`; see `SummaryWriter._tag`). The run directory of an
+  `add_scalars` series is named by the cleaned main tag too, where tensorboardX keeps
+  the raw one (they differ only for main tags with such characters).
 - `export_scalars_to_json(path)`: see `summarylib.compat.tensorboardx_export`.
 
 Left out: `add_onnx_graph` and `add_openvino_graph` (they need onnx or openvino to parse
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 import warnings
 from collections.abc import Iterator
@@ -35,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from summarylib.compat.tensorboardx_export import export_scalars
-from summarylib.compat.torch.checks import check_text
+from summarylib.compat.torch.checks import check_tag, check_text
 from summarylib.compat.torch.scalars import ScalarMethods, checked_series_run, scalar_float
 from summarylib.compat.torch.writer import SummaryWriter as TorchSummaryWriter
 from summarylib.ops.convert import as_real_array
@@ -46,6 +51,11 @@ _COMET_DISABLED = {"disabled": True}
 _VIDEO_AXES = "NTCHW"
 _torch_add_scalar = ScalarMethods.add_scalar
 _NO_TEXT = ""  # add_scalar's defaults, told apart by identity (one `is` each per call)
+# What tensorboardX replaces in the tags of the methods it cleans them in.
+_INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w.]")
+_CLEANED_TAGS = frozenset(
+    ("add_scalar", "add_scalars", "add_histogram", "add_image", "add_images", "add_figure", "add_video")
+)
 
 
 class SummaryWriter(TorchSummaryWriter):
@@ -99,6 +109,20 @@ class SummaryWriter(TorchSummaryWriter):
     def logdir(self) -> str:
         """The run's directory (tensorboardX's name for `log_dir`)."""
         return self.log_dir
+
+    def _tag(self, op: str, tag: Any) -> str:
+        r"""`tag` checked as torch's writer checks it, and cleaned as tensorboardX cleans
+        the tags of its scalar, histogram, image and video summaries: every character
+        outside `[-/\w.]` becomes `_` and leading slashes go (`roc auc` -> `roc_auc`,
+        `/loss` -> `loss`), so a run switched from tensorboardX keeps its tag names. Only
+        tags that need no cleaning join the cache the fast paths look in, so a tag that
+        does is cleaned at every call, whichever method it comes through."""
+        if type(tag) is str and not _INVALID_TAG_CHARACTERS.search(tag) and not tag.startswith("/"):
+            return super()._tag(op, tag)
+        check_tag(op, tag)
+        if op not in _CLEANED_TAGS:
+            return tag
+        return _INVALID_TAG_CHARACTERS.sub("_", tag).lstrip("/")
 
     def _open(self) -> Any:
         """The run's writer; with `write_to_disk=False`, one that writes nothing, as the
