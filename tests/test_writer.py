@@ -11,6 +11,7 @@ import re
 import socket
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -180,6 +181,31 @@ def test_two_writers_of_one_logdir_share_a_file_tensorboard_shows_both(logdir):
     second.close()
     assert first.path == second.path and len(event_files(logdir)) == 1
     assert read_scalars(logdir) == {".": {"a": [(1, 1.0)], "b": [(2, 2.0), (3, 3.0)]}}
+
+
+@pytest.mark.parametrize(
+    ("first_suffix", "second_suffix"), [(".attrs", None), (None, ".attrs"), (".a", ".b")]
+)
+def test_a_second_writer_whose_suffix_is_not_used_says_so(logdir, first_suffix, second_suffix):
+    """Guild's example opens SummaryWriter(".", filename_suffix=".attrs") beside
+    SummaryWriter("."): the run's one file is the first one's, so the other suffix is not
+    used, and the writer says so (naming the file) instead of silently mixing them."""
+    first = sl.create_file_writer(logdir, filename_suffix=first_suffix)
+    with pytest.warns(
+        UserWarning, match=r"filename_suffix .* not used: this process already writes"
+    ) as caught:
+        second = sl.create_file_writer(logdir, filename_suffix=second_suffix)
+    assert first.path in str(caught[0].message) and caught[0].filename == __file__
+    first.close()
+    second.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same suffix, or the default spelled "" or None: silent
+        for suffixes in ((".x", ".x"), (None, ""), ("", None)):
+            writers = [
+                sl.create_file_writer(os.path.join(logdir, "quiet"), filename_suffix=s) for s in suffixes
+            ]
+            for writer in writers:
+                writer.close()
 
 
 # Default writer, step, recording -------------------------------------------------------

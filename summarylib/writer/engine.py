@@ -47,10 +47,12 @@ class Engine(Intake, Drain):
         max_queue: int = DEFAULT_MAX_QUEUE,
         flush_millis: int = DEFAULT_FLUSH_MILLIS,
         max_queue_bytes: int = DEFAULT_MAX_QUEUE_BYTES,
+        filename_suffix: str | None = None,
     ) -> None:
         super().__init__(max_queue, max_queue_bytes, flush_millis / 1000.0)
         self.name = name
         self.file = event_file
+        self.filename_suffix = filename_suffix  # what its file was named with, for later writers
         self._framer = records.Framer()
         self.progressed_at = time.monotonic()  # when the worker last encoded an event (see Output)
         self._stopping = False

@@ -122,11 +122,24 @@ class SummaryWriter:
             settings.max_queue_bytes,
         )
         return Engine(
-            settings.name, event_file, settings.max_queue, settings.flush_millis, settings.max_queue_bytes
+            settings.name,
+            event_file,
+            settings.max_queue,
+            settings.flush_millis,
+            settings.max_queue_bytes,
+            settings.filename_suffix,
         )
 
     def _open_engine(self) -> Engine:
         engine = lifecycle.acquire(self.logdir, self._new_engine)
+        if (engine.filename_suffix or None) != (self.settings.filename_suffix or None):
+            context.warn_user(
+                f"summarylib writer {self.logdir}: filename_suffix {self.settings.filename_suffix!r} not "
+                f"used: this process already writes the run to {engine.file.path} (named with "
+                f"{engine.filename_suffix!r}), which its writers share: one event file a run and "
+                "process, since TensorBoard follows only the newest file of a run",
+                UserWarning,
+            )
         self._engine = engine
         self.submit = engine.submit
         self.scalar_engine = engine
