@@ -409,3 +409,32 @@ def test_a_metadata_file_keras_would_only_name_does_not_end_fit(logdir, caplog, 
     assert [e.metadata_path for e in projector_entries(logdir)] == ["", ""]
     warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert len([m for m in warned if "labels.tsv" in m]) == 1, warned
+
+
+def test_code_written_for_keras_callback_attributes_works(logdir, tmp_path):
+    """Subclasses written for Keras's callback read and set its run directories
+    (`_log_write_dir`, `_train_dir`, `_val_dir`, set at each set_model), and pass
+    `histogram_freq=True` (every epoch, as Keras takes it)."""
+
+    class Redirected(TensorBoard):
+        def set_model(self, model):
+            super().set_model(model)
+            assert (self._log_write_dir, self._val_dir) == (
+                self.log_dir,
+                os.path.join(self.log_dir, "validation"),
+            )
+            self._train_dir = str(tmp_path / "elsewhere")
+
+    model = make_model()
+    model.fit(
+        *make_data(32, seed=1),
+        batch_size=16,
+        epochs=2,
+        validation_data=make_data(16, seed=2),
+        callbacks=[Redirected(logdir, histogram_freq=True, write_graph=False)],
+        verbose=0,
+    )
+    assert set(read_scalars(str(tmp_path / "elsewhere"))["."]) >= {"epoch_loss", "epoch_mae"}
+    assert set(read_scalars(logdir)) == {"validation"}  # the train run went where the subclass said
+    histograms = read_tensors(str(tmp_path / "elsewhere"), "histograms")["."]
+    assert all([step for step, _ in steps] == [0, 1] for steps in histograms.values()) and histograms

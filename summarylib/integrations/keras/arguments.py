@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from summarylib.checks import is_int_at_least
+from summarylib.checks import int_at_least, is_int_at_least
 from summarylib.ops.errors import check_text, op_error
 
 API = "integrations.keras.TensorBoard"
@@ -32,6 +32,12 @@ def log_dir(log_dir: Any) -> str:
             ValueError, API, None, "log_dir", f"expected a non-empty path without NUL, got {path!r:.80}"
         )
     return path
+
+
+def frequency(argument: str, value: Any) -> int:
+    """An epoch frequency (`histogram_freq`, `embeddings_freq`): an int of at least 0, 0
+    meaning never; a bool as Keras takes it (True: every epoch)."""
+    return int_at_least(API, None, argument, int(value) if isinstance(value, bool) else value, least=0)
 
 
 def embeddings_metadata(value: Any) -> str | dict[str, str] | None:

@@ -22,7 +22,7 @@ from typing import Any
 import keras
 
 import summarylib
-from summarylib.checks import check_flag, int_at_least
+from summarylib.checks import check_flag
 from summarylib.integrations.implicit import settle_quietly
 from summarylib.integrations.keras import arguments
 from summarylib.integrations.keras.arguments import API, NAME
@@ -109,12 +109,12 @@ class TensorBoard(keras.callbacks.Callback):
     ) -> None:
         super().__init__()
         self.log_dir = arguments.log_dir(log_dir)
-        self.histogram_freq = int_at_least(API, None, "histogram_freq", histogram_freq, least=0)
+        self.histogram_freq = arguments.frequency("histogram_freq", histogram_freq)
         self.write_graph = check_flag(API, None, "write_graph", write_graph)
         self.write_images = check_flag(API, None, "write_images", write_images)
         self.write_steps_per_second = check_flag(API, None, "write_steps_per_second", write_steps_per_second)
         self.update_freq = arguments.update_freq(update_freq)
-        self.embeddings_freq = int_at_least(API, None, "embeddings_freq", embeddings_freq, least=0)
+        self.embeddings_freq = arguments.frequency("embeddings_freq", embeddings_freq)
         self.embeddings_metadata = arguments.embeddings_metadata(embeddings_metadata)
         if arguments.profiles(profile_batch):
             warnings.warn(
@@ -145,13 +145,21 @@ class TensorBoard(keras.callbacks.Callback):
         self._epoch_start_time = 0.0
         self._epoch_start_iterations = 0
         self._unusable_metadata: set[str] = set()  # metadata files warned about
+        self._set_run_directories()
 
     # Writers: one a run, made when first written to, as Keras makes them.
+
+    def _set_run_directories(self) -> None:
+        """The runs' directories under the attributes Keras gives them (set again at each
+        `set_model`, as Keras does; subclasses written for Keras read or set them)."""
+        self._log_write_dir = self.log_dir
+        self._train_dir = os.path.join(self._log_write_dir, _RUNS["train"])
+        self._val_dir = os.path.join(self._log_write_dir, _RUNS["val"])
 
     def _writer(self, kind: str) -> SummaryWriter | NoopSummaryWriter:
         writer = self._writers.get(kind)
         if writer is None or writer.closed:
-            writer = summarylib.create_file_writer(os.path.join(self.log_dir, _RUNS[kind]))
+            writer = summarylib.create_file_writer(self._train_dir if kind == "train" else self._val_dir)
             self._writers[kind] = writer
         return writer
 
@@ -204,6 +212,7 @@ class TensorBoard(keras.callbacks.Callback):
         """Take the model of a `fit` or `evaluate`; write its conceptual graph."""
         super().set_model(model)
         self._close_writers()
+        self._set_run_directories()
         if self.write_graph and type(model).__name__ in ("Functional", "Sequential"):
             with self._writing("train"):
                 model_graph(model, step=0)
