@@ -7,6 +7,7 @@ counts no error."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import warnings
@@ -28,8 +29,11 @@ def check_error(error: Exception, apis: tuple[str, ...], tag: Any) -> None:
     assert api is not None, f"{type(error).__name__} not naming {apis}: {message[:300]}"
     rest = message[len(f"summarylib.{api}: ") :]
     if api == apis[0] and isinstance(tag, str) and tag and len(tag) <= 200:
-        assert rest.startswith(f"tag {tag!r}: "), message[:300]
-        rest = rest[len(f"tag {tag!r}: ") :]
+        # compat.tensorboardX names the tag it writes: tensorboardX's cleaned spelling.
+        cleaned = re.sub(r"[^-/\w.]", "_", tag).lstrip("/")
+        shown = next((f"tag {t!r}: " for t in (tag, cleaned) if rest.startswith(f"tag {t!r}: ")), None)
+        assert shown is not None, message[:300]
+        rest = rest[len(shown) :]
     elif rest.startswith("tag "):
         rest = rest[rest.index(": argument ") + 2 :]
     assert rest.startswith(("argument '", 'argument "')), message[:300]
