@@ -1,5 +1,5 @@
-"""What the differential suite cannot compare: add_video (torch needs moviepy) and
-add_hparams (torch writes another run), read back through TensorBoard's data provider."""
+"""What the differential suite cannot compare: add_video (torch needs moviepy), read back
+through TensorBoard's data provider (add_hparams: tests/test_dropin_hparams_files.py)."""
 
 from __future__ import annotations
 
@@ -16,14 +16,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from PIL import Image, ImageSequence
 from tensorboard.backend.event_processing import event_accumulator
-from tensorboard.plugins.hparams import api_pb2 as tb_hparams_pb2
-from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
 from summarylib.compat import legacy_histogram
 from summarylib.compat.torch import SummaryWriter
 from tests.hostile_values import examples
-from tests.hparams_data import hparams_records
-from tests.tensorboard_data import read_blob_sequences, read_scalars
+from tests.tensorboard_data import read_blob_sequences
 
 
 def gif_frames(blob: bytes) -> tuple[list[np.ndarray], list[int]]:
@@ -59,66 +56,6 @@ def test_add_video_writes_an_animated_gif_of_the_batch_on_a_grid(tmp_path):
     assert [len(f) for f in [gif_frames(blobs["float_clip"][0][1][2])[0]]] == [2]
 
 
-def test_add_hparams_writes_the_same_session_into_the_writers_own_run(tmp_path):
-    hparams = {"lr": 0.1, "optimizer": "adam", "layers": 3, "skipped": None}
-    metrics = {"hparam/accuracy": 0.75, "hparam/loss": 0.5}
-    domains = {"optimizer": ["adam", "sgd"]}
-    records, scalars = {}, {}
-    for name, writer_class in (("torch", TorchWriter), ("ours", SummaryWriter)):
-        logdir = str(tmp_path / name)
-        with writer_class(logdir) as writer:
-            writer.add_scalar("loss", 1.0, 1)
-            writer.add_hparams(hparams, metrics, hparam_domain_discrete=domains, global_step=1)
-            writer.add_hparams({"lr": 0.2}, {"hparam/accuracy": 0.5}, run_name="trial2")
-        records[name], scalars[name] = hparams_records(logdir), read_scalars(logdir)
-    # torch: a timestamped run holds the session, without the training curve; ours: the run itself.
-    (torch_run,) = set(records["torch"]) - {"trial2"}
-    assert set(records["ours"]) == {".", "trial2"}
-    assert scalars["ours"]["."] == {
-        "loss": [(1, 1.0)],
-        **{tag: [(1, value)] for tag, value in metrics.items()},
-    }
-    assert scalars["torch"][torch_run] == {tag: [(1, value)] for tag, value in metrics.items()}
-    assert scalars["ours"]["trial2"] == scalars["torch"]["trial2"] == {"hparam/accuracy": [(0, 0.5)]}
-    for ours_run, torch_run_name in ((".", torch_run), ("trial2", "trial2")):
-        ours, theirs = records["ours"][ours_run], records["torch"][torch_run_name]
-        assert (
-            set(ours)
-            == set(theirs)
-            == {"_hparams_/experiment", "_hparams_/session_start_info", "_hparams_/session_end_info"}
-        )
-        assert ours["_hparams_/session_start_info"].session_start_info.hparams == (
-            theirs["_hparams_/session_start_info"].session_start_info.hparams
-        )
-        ours_experiment = ours["_hparams_/experiment"].experiment
-        theirs_experiment = theirs["_hparams_/experiment"].experiment
-        assert ours_experiment.metric_infos == theirs_experiment.metric_infos
-        assert [h.name for h in ours_experiment.hparam_infos] == [
-            h.name for h in theirs_experiment.hparam_infos
-        ]
-        ours_domains = {
-            h.name: h.domain_discrete for h in ours_experiment.hparam_infos if h.HasField("domain_discrete")
-        }
-        theirs_domains = {
-            h.name: h.domain_discrete for h in theirs_experiment.hparam_infos if h.HasField("domain_discrete")
-        }
-        assert ours_domains == theirs_domains
-        assert ours["_hparams_/session_end_info"].session_end_info.status == (
-            theirs["_hparams_/session_end_info"].session_end_info.status
-        )
-
-
-def test_a_second_add_hparams_on_one_writer_is_a_session_of_its_own(tmp_path):
-    """torch's example logs a loop of trials through one writer: a run holds one session
-    (TensorBoard keeps the first start record), so the second goes to a run of its own."""
-    with SummaryWriter(str(tmp_path)) as writer:
-        writer.add_hparams({"lr": 0.1}, {"hparam/loss": 1.0})
-        writer.add_hparams({"lr": 0.2}, {"hparam/loss": 2.0})
-    scalars = read_scalars(str(tmp_path))
-    assert sorted(values["hparam/loss"][0][1] for values in scalars.values()) == [1.0, 2.0]
-    assert len(scalars) == 2 and "." in scalars
-
-
 def test_add_image_with_boxes_and_add_video_snapshot_their_input(tmp_path):
     image = np.full((3, 8, 8), 50, np.uint8)
     video = np.full((1, 2, 1, 8, 8), 50, np.uint8)
@@ -132,37 +69,6 @@ def test_add_image_with_boxes_and_add_video_snapshot_their_input(tmp_path):
     assert boxed.max() == 50
     frames = Image.open(io.BytesIO(blobs["video"][0][1][2]))
     assert all(np.asarray(frame.convert("L")).max() == 50 for frame in ImageSequence.Iterator(frames))
-
-
-def test_add_hparams_types_each_hparam_as_torch_does(tmp_path):
-    """The HParams dashboard offers its filters by an hparam's type: numbers (float, int,
-    tensor) are DATA_TYPE_FLOAT64 and strings DATA_TYPE_STRING, as torch writes them, with
-    a discrete domain or without. Bools differ on purpose: torch writes them as the numbers
-    0 and 1 (FLOAT64), ours as booleans, so they are DATA_TYPE_BOOL."""
-    hparams = {
-        "lr": 0.01,
-        "dropout": 0.5,
-        "layers": 3,
-        "optimizer": "adam",
-        "scale": torch.tensor([0.25]),
-        "batch": torch.tensor([32]),
-        "width": 64,
-        "momentum": np.float64(0.9),
-    }
-    domains = {"optimizer": ["adam", "sgd"], "width": [32, 64]}
-    infos = {}
-    for name, writer_class in (("torch", TorchWriter), ("ours", SummaryWriter)):
-        with writer_class(str(tmp_path / name)) as writer:
-            writer.add_hparams(hparams, {"m": 1.0}, hparam_domain_discrete=domains, run_name="trial")
-            writer.add_hparams({"amp": True}, {"m": 1.0}, run_name="flags")
-        records = hparams_records(str(tmp_path / name))
-        infos[name] = {
-            run: list(records[run]["_hparams_/experiment"].experiment.hparam_infos)
-            for run in ("trial", "flags")
-        }
-    assert infos["ours"]["trial"] == infos["torch"]["trial"]
-    ((flag,),) = [infos["ours"]["flags"]]
-    assert (flag.name, tb_hparams_pb2.DataType.Name(flag.type)) == ("amp", "DATA_TYPE_BOOL")
 
 
 # TF's buckets (bins="tensorflow") are found by a logarithm and a fix-up against the exact

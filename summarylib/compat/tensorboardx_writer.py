@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import time
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -140,8 +139,7 @@ class SummaryWriter(TorchSummaryWriter):
     ) -> None:
         """Write one HParams session into the run `<logdir>/<name>` (default: the time,
         `str(time.time())`), as tensorboardX does."""
-        run_name = name if name is not None and name != "" else str(time.time())
-        super().add_hparams(hparam_dict, metric_dict, None, run_name=run_name, global_step=global_step)
+        self._add_tensorboardx_hparams(hparam_dict, metric_dict, name, global_step)
 
     def add_scalar(  # type: ignore[override]
         self,

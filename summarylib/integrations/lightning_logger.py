@@ -7,20 +7,15 @@ own: `trainer.log_dir` is the run's directory, where checkpoints and `hparams.ya
 Lightning's directories, versions, `log_graph` checks and pickling are reused; the writer
 and what needs it are replaced, and nothing here needs tensorboard or tensorboardX
 installed (Lightning's own `__init__`, which refuses to run without one of them, is not
-called).
+called). Hyperparameters go into the run as Lightning writes them: torch's experiment
+(listing the `metrics` given, `hp_metric` by default, as the HParams dashboard's
+metrics), session-start and session-end (success) records, at `step`, after the metrics.
 
 Where it differs from Lightning's own logger, on purpose:
 
 - The experiment is a `summarylib.compat.torch.SummaryWriter`: one background thread per
   run (also for `add_scalars`), events flushed at exit, on SIGTERM and before fork. The
   graph (`log_graph=True`) is traced by summarylib, so it is written without tensorboard.
-- Hyperparameters go into the run as a session-start record only, without the
-  experiment record torch's `add_hparams` adds. That record lists the metrics of the
-  HParams dashboard, and Lightning's lists only `hp_metric`, which is why users find
-  their metrics missing there; without it TensorBoard lists every scalar of the run as
-  a metric column, `hp_metric` (Lightning's placeholder, still written) among them.
-- `finalize(status)` writes the session-end record with that status (TensorBoard shows
-  a run that crashed as failed), where torch writes "success" at the start.
 - A failed flush, close or `hparams.yaml` write in `save`/`finalize` is a warning, not an
   exception out of `trainer.fit`; versions are found, and `hparams.yaml` written, on
   any storage summarylib writes to (local paths and fsspec URLs).
@@ -38,14 +33,10 @@ from typing import Any, ClassVar
 from lightning_utilities.core.rank_zero import rank_zero_only  # the one both packages use
 
 from summarylib.compat.torch import SummaryWriter
+from summarylib.compat.torch.hparams_records import hparams_records, torch_session
 from summarylib.format import storage
 from summarylib.format.storage import join, subdirectories
 from summarylib.integrations.implicit import settle_quietly
-from summarylib.ops.hparams import encoding as hparams_encoding
-
-# Lightning's finalize statuses, as the HParams dashboard's session statuses.
-_END_STATUSES = {"success": "success", "finished": "success", "failed": "failure", "interrupted": "failure"}
-
 
 _NAME = "summarylib TensorBoardLogger"
 
@@ -59,19 +50,6 @@ def next_version(root_dir: str) -> int:
         if name.startswith("version_") and name[len("version_") :].isdigit()
     ]
     return max(versions) + 1 if versions else 0
-
-
-def _shown(value: Any) -> Any:
-    """A hyperparameter as the HParams dashboard can hold it: numbers, bools and strings
-    (and one-value arrays or tensors) as they are, anything else (a vector of class
-    weights, a list) as its text."""
-    if isinstance(value, (bool, int, float, str)):
-        return value
-    if getattr(value, "ndim", None) == 0 or getattr(value, "size", None) == 1:
-        item = getattr(value, "item", None)
-        if callable(item):
-            return item()
-    return str(value)
 
 
 def logger_class_for(pytorch: str, fabric: str, module: str) -> type:
@@ -134,7 +112,6 @@ class SummarylibLogger:
         self._prefix = prefix
         self._kwargs = kwargs
         self._experiment: SummaryWriter | None = None
-        self._session_started = False
         self.hparams: dict[str, Any] | Namespace = {}
 
     def _get_next_version(self) -> int:
@@ -184,9 +161,10 @@ class SummarylibLogger:
             return
         self.log_metrics(metrics, step)
         values = self._sanitize_params(self._lightning.flatten_dict(params))
-        summary = hparams_encoding.encode_session_start({key: _shown(v) for key, v in values.items()})
-        self.experiment.add_summary(summary, step)
-        self._session_started = True
+        infos, start = torch_session(values, None)
+        file_writer = self.experiment._get_file_writer()
+        for record in hparams_records(infos, start, metrics):
+            file_writer.add_summary(record, step)
 
     @rank_zero_only
     def save(self) -> None:
@@ -203,12 +181,10 @@ class SummarylibLogger:
 
     @rank_zero_only
     def finalize(self, status: str) -> None:
-        """End the session with `status` and close the writer (a failed write is a warning,
-        not raised into `trainer.fit`); on success, save."""
+        """Flush and close the writer, as Lightning's logger does (a failed flush or close
+        is a warning, not raised into `trainer.fit`); on success, save."""
         if self._experiment is not None:
-            if self._session_started:
-                status_name = _END_STATUSES.get(status, "unknown")
-                self._experiment.add_summary(hparams_encoding.encode_session_end(status_name))
+            settle_quietly(self._experiment.flush, _NAME, "flushing the writer")
             settle_quietly(self._experiment.close, _NAME, "closing the writer")
         if status == "success":
             self.save()

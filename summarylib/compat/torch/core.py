@@ -97,7 +97,6 @@ class WriterCore:
         self.default_bins: list[float] = BUCKET_LIMITS[1:-1].tolist()
         self._writer: _Writer | _ReopenOnWrite | NoopSummaryWriter = _ReopenOnWrite(self)
         self._series: SeriesFiles | None = None
-        self._own_run_has_hparams = False  # add_hparams: a run holds one session
         self._checked_tags: set[str] = set()  # tags checked already: a set lookup per call
         self._open()
 
