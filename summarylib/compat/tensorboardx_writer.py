@@ -40,7 +40,8 @@ import numpy as np
 
 from summarylib.compat.tensorboardx_export import export_scalars
 from summarylib.compat.torch.checks import check_tag, check_text
-from summarylib.compat.torch.scalars import ScalarMethods, checked_series_run, scalar_float
+from summarylib.compat.torch.errors import tensorboardx_converts, with_replaced_writers_errors
+from summarylib.compat.torch.scalars import ScalarMethods, checked_series_run
 from summarylib.compat.torch.writer import SummaryWriter as TorchSummaryWriter
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
@@ -57,6 +58,7 @@ _CLEANED_TAGS = frozenset(
 )
 
 
+@with_replaced_writers_errors
 class SummaryWriter(TorchSummaryWriter):
     """tensorboardX's `SummaryWriter`: change `from tensorboardX import SummaryWriter` to
     `from summarylib.compat.tensorboardX import SummaryWriter`. torch's writer where the two
@@ -65,6 +67,8 @@ class SummaryWriter(TorchSummaryWriter):
 
     # The methods marked `type: ignore[override]` take tensorboardX's arguments, which differ
     # from torch's (order, names): the two libraries' signatures, not a slip of this class.
+
+    _converts = staticmethod(tensorboardx_converts)  # its make_np takes lists too
 
     def __init__(
         self,
@@ -156,7 +160,7 @@ class SummaryWriter(TorchSummaryWriter):
             # The common path, torch's event; any other "" takes the general path, same event.
             return _torch_add_scalar(self, tag, scalar_value, global_step, walltime)
         tag = self._tag("add_scalar", tag)
-        value = scalar_float("add_scalar", tag, scalar_value)
+        value = self._scalar("add_scalar", tag, scalar_value)
         display_name = check_text("add_scalar", tag, "display_name", display_name)
         summary_description = check_text("add_scalar", tag, "summary_description", summary_description)
         global_step = self._step("add_scalar", tag, global_step)  # errors name add_scalar, not add_summary

@@ -26,6 +26,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from summarylib.checks import as_real, real_number
+from summarylib.ops.convert import as_array, as_float
 from summarylib.ops.errors import check_serialized, op_error
 from summarylib.ops.errors import check_text as check_utf8
 
@@ -124,3 +125,22 @@ def serialized_proto(op: str, argument: str, message: Any, kind: type[Message] |
             f"expected a {name} protobuf or its bytes, got {type(message).__name__}",
         )
     return data if kind is None else check_serialized(kind, data, op, None, argument)
+
+
+def scalar_float(op: str, tag: str, value: Any) -> float:
+    """A real number from anything with one element (torch squeezes `[1]` to `[]`)."""
+    if type(value) is float:
+        return value
+    try:
+        return as_float(op, tag, "scalar_value", value)
+    except ValueError:
+        array = as_array(op, tag, "scalar_value", value)
+        if array.size != 1:
+            raise op_error(
+                ValueError,
+                op,
+                tag,
+                "scalar_value",
+                f"expected one value (shape [] or [1, ...]), got shape {list(array.shape)}",
+            ) from None
+        return as_float(op, tag, "scalar_value", array.reshape(()))

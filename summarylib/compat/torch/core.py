@@ -18,7 +18,14 @@ from datetime import datetime
 from typing import Any
 
 from summarylib.compat.legacy_histogram import BUCKET_LIMITS
-from summarylib.compat.torch.checks import check_seconds, check_tag, check_wall_time, serialized_proto
+from summarylib.compat.torch.checks import (
+    check_seconds,
+    check_tag,
+    check_wall_time,
+    scalar_float,
+    serialized_proto,
+)
+from summarylib.compat.torch.errors import raise_as_replaced_writers, torch_converts
 from summarylib.compat.torch.file_writer import FileWriter
 from summarylib.format.wire import INT64_MAX, INT64_MIN
 from summarylib.proto import event_pb2, summary_pb2
@@ -66,6 +73,9 @@ class _ReopenOnWrite:
 
 class WriterCore:
     """Construction, the run's events and the writer's lifecycle (see the module docstring)."""
+
+    # Which data the replaced writer's `make_np` converts (its errors' classes: see errors.py).
+    _converts = staticmethod(torch_converts)
 
     def __init__(
         self,
@@ -144,6 +154,14 @@ class WriterCore:
         if type(global_step) is int and INT64_MIN <= global_step <= INT64_MAX:
             return global_step
         return 0 if global_step is None else coerce_step(global_step, "global_step", op, tag)
+
+    def _scalar(self, op: str, tag: str, value: Any) -> float:
+        """`value` as a float (see `scalar_float`); its error also of the class the
+        replaced writer raises for it (NotImplementedError, AssertionError)."""
+        try:
+            return scalar_float(op, tag, value)
+        except (ValueError, TypeError) as error:
+            raise_as_replaced_writers(error, value, self._converts, one_value=True)
 
     @staticmethod
     def _wall_time(op: str, tag: Any, walltime: Any) -> float:

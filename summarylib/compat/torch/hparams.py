@@ -26,7 +26,6 @@ from summarylib.compat.legacy_scalar import simple_value_event
 from summarylib.compat.torch.checks import check_run_name
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.hparams_records import hparams_records, tensorboardx_session, torch_session
-from summarylib.compat.torch.scalars import scalar_float
 from summarylib.ops.errors import op_error
 from summarylib.ops.hparams.encoding import EXPERIMENT_TAG, SESSION_START_INFO_TAG
 from summarylib.writer.event_codec import event_of_summary
@@ -87,7 +86,7 @@ class HParamsMethods(WriterCore):
         """Write the session's records (at `records_step`, or `global_step` when None) and
         its metrics (at `global_step`) into the run `run_name` (default: the time)."""
         run_name = check_run_name(_OP, EXPERIMENT_TAG, "run_name", run_name) if run_name else str(time.time())
-        metrics = [(str(tag), scalar_float(_OP, str(tag), value)) for tag, value in metric_dict.items()]
+        metrics = [(str(tag), self._scalar(_OP, str(tag), value)) for tag, value in metric_dict.items()]
         step = self._step(_OP, SESSION_START_INFO_TAG, global_step)
         wall_time = time.time()
         events: list[tuple[Callable[..., bytes], tuple, int]] = [

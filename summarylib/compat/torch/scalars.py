@@ -29,7 +29,6 @@ from summarylib.compat.legacy_scalar import SIMPLE_VALUE_COLUMNS, simple_value_e
 from summarylib.compat.torch.checks import check_run_name, check_wall_time
 from summarylib.compat.torch.core import WriterCore
 from summarylib.format.wire import INT64_MAX, INT64_MIN
-from summarylib.ops.convert import as_array, as_float
 from summarylib.ops.errors import op_error
 from summarylib.ops.scalar import encoding as scalar_encoding
 from summarylib.ops.tensor import encoding as tensor_encoding
@@ -63,25 +62,6 @@ _TENSOR_METADATA = summary_pb2.SummaryMetadata(
 _now = time.time
 
 
-def scalar_float(op: str, tag: str, value: Any) -> float:
-    """A real number from anything with one element (torch squeezes `[1]` to `[]`)."""
-    if type(value) is float:
-        return value
-    try:
-        return as_float(op, tag, "scalar_value", value)
-    except ValueError:
-        array = as_array(op, tag, "scalar_value", value)
-        if array.size != 1:
-            raise op_error(
-                ValueError,
-                op,
-                tag,
-                "scalar_value",
-                f"expected one value (shape [] or [1, ...]), got shape {list(array.shape)}",
-            ) from None
-        return as_float(op, tag, "scalar_value", array.reshape(()))
-
-
 class ScalarMethods(WriterCore):
     """The scalar methods of torch's writer (see the module docstring)."""
 
@@ -98,7 +78,7 @@ class ScalarMethods(WriterCore):
         # The common case (a str tag seen before, a float, an int64 step) costs no calls.
         if type(tag) is not str or tag not in self._checked_tags:
             tag = self._tag("add_scalar", tag)
-        value = scalar_value if type(scalar_value) is float else scalar_float("add_scalar", tag, scalar_value)
+        value = scalar_value if type(scalar_value) is float else self._scalar("add_scalar", tag, scalar_value)
         if type(global_step) is int and INT64_MIN <= global_step <= INT64_MAX:
             step = global_step
         else:
@@ -148,7 +128,7 @@ class ScalarMethods(WriterCore):
         step = self._step("add_scalars", main_tag, global_step)
         wall_time = self._wall_time("add_scalars", main_tag, walltime)
         runs = [
-            (self._series_logdir(main_tag, name), scalar_float("add_scalars", main_tag, value))
+            (self._series_logdir(main_tag, name), self._scalar("add_scalars", main_tag, value))
             for name, value in tag_scalar_dict.items()
         ]
         if self._series is None:  # closed: reopen, as torch does

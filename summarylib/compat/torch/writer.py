@@ -6,12 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from summarylib.compat.torch.dashboards import DashboardMethods
+from summarylib.compat.torch.errors import with_replaced_writers_errors
 from summarylib.compat.torch.histograms import HistogramMethods
 from summarylib.compat.torch.hparams import HParamsMethods
 from summarylib.compat.torch.media import MediaMethods
 from summarylib.compat.torch.scalars import ScalarMethods
 
 
+@with_replaced_writers_errors
 class SummaryWriter(ScalarMethods, HistogramMethods, MediaMethods, DashboardMethods, HParamsMethods):
     """torch's `SummaryWriter`: change `from torch.utils.tensorboard import SummaryWriter`
     to `from summarylib.compat.torch import SummaryWriter`.
@@ -28,7 +30,9 @@ class SummaryWriter(ScalarMethods, HistogramMethods, MediaMethods, DashboardMeth
     `walltime` (default now) and `global_step` (default 0) on each. Inputs are torch
     tensors (any device, with or without grad), numpy arrays, Python numbers and lists;
     bad ones raise ValueError or TypeError at the call naming the method, tag and
-    argument. The data is encoded on the writer's background thread by the same encoders
+    argument, and where torch raises another class for the same input (NotImplementedError
+    for data its `make_np` does not convert), are also of that class. The data is encoded
+    on the writer's background thread by the same encoders
     as summarylib's ops, and everything the writer promises holds: nothing lost at exit,
     SIGTERM or fork, exclusive file names, background I/O errors reported by `flush()`
     and `close()` rather than raised into the loop. See the method groups' modules for
