@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any
 
-from summarylib.format.live_control import CONTROL_FILE, STALE_SECONDS, LiveRequest, parse_request
+from summarylib.format.live_control import CONTROL_FILE, MAX_BYTES, STALE_SECONDS, LiveRequest, parse_request
 from summarylib.format.storage import StorageOptions, remote
 
 # The keys fsspec filesystems give an object's modification time under (s3fs, local,
@@ -119,10 +119,11 @@ class StorePoll:
         if key == self._seen:
             return
         try:
-            request: LiveRequest | None = parse_request(json.loads(self._fs.cat_file(self._path)))
+            data = self._fs.cat_file(self._path, start=0, end=MAX_BYTES + 1)  # a huge object is no request
+            request: LiveRequest | None = None if len(data) > MAX_BYTES else parse_request(json.loads(data))
         except FileNotFoundError:
             request = None
-        except ValueError:  # no request (a dashboard of another version): nobody looking
+        except (ValueError, RecursionError):  # no request (a dashboard of another version): nobody looking
             request = None
         self._seen = key
         self._request = request if request is not None and request.views else None
