@@ -23,6 +23,7 @@ import numpy as np
 from summarylib.checks import check_flag
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.dataformats import torch_uint8
+from summarylib.compat.torch.tensor_fields import torch_layout
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.custom_scalars import encoding as custom_scalars_encoding
 from summarylib.ops.embedding import encoding as embedding_encoding
@@ -122,7 +123,9 @@ class DashboardMethods(WriterCore):
         """Write a precision-recall curve of 0/1 `labels` and `predictions` in [0, 1]."""
         tag = self._tag("add_pr_curve", tag)
         args = pr_curve_encoding.prepare(tag, labels, predictions, num_thresholds, weights, None)
-        self._queue("add_pr_curve", tag, global_step, pr_curve_encoding.summary, args, walltime)
+        self._queue(
+            "add_pr_curve", tag, global_step, torch_layout, (pr_curve_encoding.summary, args), walltime
+        )
 
     def add_pr_curve_raw(
         self,
@@ -159,9 +162,8 @@ class DashboardMethods(WriterCore):
             )
         data = np.stack(rows).astype(np.float32)
         metadata = pr_curve_encoding.create_metadata(data.shape[1]).SerializeToString()
-        self._queue(
-            "add_pr_curve_raw", tag, global_step, tensor_encoding.summary, (tag, data, metadata), walltime
-        )
+        args = (tensor_encoding.summary, (tag, data, metadata))
+        self._queue("add_pr_curve_raw", tag, global_step, torch_layout, args, walltime)
 
     def add_custom_scalars(self, layout: Any) -> None:
         """Write the Custom Scalars dashboard's layout of this run: `{category: {chart
@@ -206,4 +208,5 @@ class DashboardMethods(WriterCore):
         255) or, without faces, a point cloud for the mesh dashboard."""
         tag = self._tag("add_mesh", tag)
         for part in mesh_encoding.prepare(tag, vertices, faces, colors, config_dict, None):
-            self._queue("add_mesh", tag, global_step, mesh_encoding.summary, part, walltime)
+            args = (mesh_encoding.summary, part, True)  # all float32, as torch writes a mesh
+            self._queue("add_mesh", tag, global_step, torch_layout, args, walltime)

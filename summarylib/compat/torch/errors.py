@@ -39,8 +39,12 @@ def _is_tensor(value: Any) -> bool:
 
 
 def _elements(value: Any) -> int:
-    """How many elements an array, scalar or tensor holds."""
-    return int(value.numel()) if _is_tensor(value) else int(np.size(value))
+    """How many elements an array, scalar, tensor or list holds (0 for a ragged list, or
+    any value numpy cannot count)."""
+    try:
+        return int(value.numel()) if _is_tensor(value) else int(np.size(value))
+    except Exception:  # a hostile object's __len__ or __array__: count nothing
+        return 0
 
 
 def torch_converts(value: Any) -> bool:

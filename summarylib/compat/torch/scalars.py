@@ -3,8 +3,8 @@
 `add_scalar` writes TF 1.x `simple_value` events as torch does (unless `new_style=True`),
 so third-party readers that only know `simple_value` (TensorBoard's `EventAccumulator.
 Scalars()`, older tbparse) read them; TensorBoard shows them as it shows the v2 op's.
-`new_style=True` writes the v2 scalar op's float32 tensor (`double_precision=True`: a
-float64 one, as torch does).
+`new_style=True` writes torch's float32 tensor (`double_precision=True`: a float64 one),
+its value in `float_val` (`double_val`), as torch does (see `tensor_fields`).
 
 `add_scalars(main_tag, {name: value})` writes each series into the run
 `log_dir/<main_tag with '/' as '_'>_<name>` under the tag `main_tag`, as torch does, so
@@ -22,15 +22,13 @@ import functools
 import time
 from typing import Any, cast
 
-import numpy as np
-
 from summarylib.checks import check_flag
 from summarylib.compat.legacy_scalar import SIMPLE_VALUE_COLUMNS, simple_value_event
 from summarylib.compat.torch.checks import check_run_name, check_wall_time
 from summarylib.compat.torch.core import WriterCore
+from summarylib.compat.torch.tensor_fields import scalar_tensor_summary, torch_layout
 from summarylib.format.wire import INT64_MAX, INT64_MIN
 from summarylib.ops.errors import op_error
-from summarylib.ops.scalar import encoding as scalar_encoding
 from summarylib.ops.tensor import encoding as tensor_encoding
 from summarylib.proto import summary_pb2
 from summarylib.writer.series_files import series_event
@@ -55,7 +53,6 @@ def checked_series_run(main_tag: str, name: Any, joiner: str) -> str:
         return series_run.__wrapped__(main_tag, name, joiner)
 
 
-_SCALARS_METADATA = scalar_encoding.create_metadata().SerializeToString()
 _TENSOR_METADATA = summary_pb2.SummaryMetadata(
     plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="tensor")
 ).SerializeToString()
@@ -101,11 +98,9 @@ class ScalarMethods(WriterCore):
                 scalars += (SIMPLE_VALUE_COLUMNS, tag, value, wall_time, step)
                 if len(scalars) >= engine.scalar_limit:
                     engine.scalars_full()
-        elif double_precision:
-            args = (tag, np.array(value, np.float64), _SCALARS_METADATA)
-            self._queue("add_scalar", tag, step, tensor_encoding.summary, args, wall_time)
         else:
-            self._writer.submit(scalar_encoding.scalar_event, (tag, value, None), wall_time, step)
+            args = (tag, value, double_precision)
+            self._queue("add_scalar", tag, step, scalar_tensor_summary, args, wall_time)
 
     def add_scalars(
         self,
@@ -148,4 +143,4 @@ class ScalarMethods(WriterCore):
         """Write a whole tensor (any array-like) with the `tensor` plugin name, as torch does."""
         tag = self._tag("add_tensor", tag)
         args = tensor_encoding.prepare("add_tensor", tag, tensor, _TENSOR_METADATA)
-        self._queue("add_tensor", tag, global_step, tensor_encoding.summary, args, walltime)
+        self._queue("add_tensor", tag, global_step, torch_layout, (tensor_encoding.summary, args), walltime)
