@@ -12,13 +12,14 @@ standalone: `/`); the page resolves them against its module's URL:
 - `GET frame?run=R&tag=T&frame=N`: the PNG of a frame kept (the last few of each tag).
 - `GET control?run=R`: the standing request, or null; `POST control?run=R` with a request
   as JSON (see summarylib.format.live_control) writes the run's control file. Only the
-  dashboard's own page may: a POST another site's page could send is refused (see
-  `_refuse_unless_json` and `_refuse_other_sites`; the stream, which keeps a request
-  fresh, also refuses other sites).
+  dashboard's own page may: a request for another host (DNS rebinding) is refused on
+  every route, and a POST another site's page could send, or its stream, which keeps a
+  request fresh, too (see summarylib.live.access).
 
 The standard library alone (no werkzeug), so the standalone server needs no TensorBoard.
-Errors are JSON, `{"error": "..."}`. Non-finite scalar values are sent as the strings
-"NaN", "Infinity" and "-Infinity" (JSON has no such numbers).
+Errors, every bad request's included, are JSON, `{"error": "..."}`. Non-finite scalar
+values are sent as the strings "NaN", "Infinity" and "-Infinity" (JSON has no such
+numbers).
 """
 
 from __future__ import annotations
@@ -31,9 +32,18 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from summarylib.format import live_control
+from summarylib.live.access import (
+    Environ,
+    Hosts,
+    HTTPError,
+    listening_hosts,
+    refuse_other_hosts,
+    refuse_other_sites,
+    refuse_unless_json,
+)
 from summarylib.live.frames import Follower, RunView
 
 PING_SECONDS = 10.0
@@ -51,33 +61,31 @@ _TYPES = {
 }
 
 StartResponse = Callable[..., Any]
-Environ = dict[str, Any]
-
-
-class HTTPError(Exception):
-    """An answer other than 200, with the message its JSON body gives."""
-
-    def __init__(self, status: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def live_app(
-    logdir: str | os.PathLike, poll_interval: float = 0.02, *, base: str = "/", page: bool = True
+    logdir: str | os.PathLike,
+    poll_interval: float = 0.02,
+    *,
+    base: str = "/",
+    page: bool = True,
+    hosts: Hosts | None = None,
 ) -> LiveApp:
     """The dashboard's WSGI app over `logdir`: its routes under `base`; `page` serves
-    static/index.html at `base` itself (the standalone server's front page)."""
-    return LiveApp(os.fspath(logdir), poll_interval, base, page)
+    static/index.html at `base` itself (the standalone server's front page); `hosts` the
+    Host names it answers to (default: a server on the loopback interface's)."""
+    return LiveApp(os.fspath(logdir), poll_interval, base, page, hosts or listening_hosts("127.0.0.1"))
 
 
 class LiveApp:
     """The WSGI callable (see the module docstring); its follower thread starts at the
     first request."""
 
-    def __init__(self, logdir: str, poll_interval: float, base: str, page: bool) -> None:
+    def __init__(self, logdir: str, poll_interval: float, base: str, page: bool, hosts: Hosts) -> None:
         self.follower = Follower(logdir, poll_interval)
         self.base = base if base.endswith("/") else base + "/"
         self.page = page
+        self.hosts = hosts
 
     def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get("PATH_INFO", "") or "/"
@@ -87,6 +95,7 @@ class LiveApp:
         method = environ.get("REQUEST_METHOD", "GET")
         query = {name: values[-1] for name, values in parse_qs(environ.get("QUERY_STRING", "")).items()}
         try:
+            refuse_other_hosts(environ, self.hosts)
             if route is None:
                 raise HTTPError("404 Not Found", f"no such route: {path}")
             if route == "control" and method == "POST":
@@ -96,7 +105,7 @@ class LiveApp:
             if route == "runs":
                 return _json(start_response, self._runs())
             if route == "stream":  # an open stream keeps the run's request fresh
-                _refuse_other_sites(environ)
+                refuse_other_sites(environ)
                 return self._stream(self._run(query), start_response)
             if route == "frame":
                 return self._frame(query, start_response)
@@ -153,8 +162,8 @@ class LiveApp:
         return self.follower.run_directory(run)
 
     def _post_control(self, query: dict[str, str], environ: Environ) -> dict[str, object]:
-        _refuse_unless_json(environ)
-        _refuse_other_sites(environ)
+        refuse_unless_json(environ)
+        refuse_other_sites(environ)
         run = self._run(query)
         try:
             length = int(environ.get("CONTENT_LENGTH") or 0)
@@ -162,11 +171,18 @@ class LiveApp:
             length = -1
         if not 0 <= length <= MAX_BODY:
             raise HTTPError("400 Bad Request", f"expected a JSON body of at most {MAX_BODY} bytes")
-        body = environ["wsgi.input"].read(length) if length else b""
+        try:
+            body = environ["wsgi.input"].read(length) if length else b""
+        except OSError:  # the client stopped sending (the server's socket timeout)
+            raise HTTPError("400 Bad Request", f"expected a body of {length} bytes, got less") from None
+        if len(body) < length:
+            raise HTTPError("400 Bad Request", f"expected a body of {length} bytes, got {len(body)}")
         try:
             request = live_control.parse_request(json.loads(body))
         except ValueError as error:  # json's JSONDecodeError and UnicodeDecodeError included
             raise HTTPError("400 Bad Request", f"bad request body: {error}") from None
+        except RecursionError:  # [[[[... nested deeper than the parser goes
+            raise HTTPError("400 Bad Request", "bad request body: nested too deep") from None
         live_control.write_request(self._run_directory(run), request)
         return {"views": list(request.views), "log_freq": request.log_freq}
 
@@ -266,37 +282,6 @@ class _Stream:
         return b"".join(events)
 
 
-def _refuse_unless_json(environ: Environ) -> None:
-    """Refuse a POST whose body is not JSON by its Content-Type: a page of another origin
-    can send JSON only after a CORS preflight, which this app never grants, so a form or
-    a no-cors fetch of another site's page (any page the user opens could otherwise
-    switch a training run's views) is refused here."""
-    kind = environ.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
-    if kind != "application/json":
-        raise HTTPError(
-            "415 Unsupported Media Type", f"expected Content-Type application/json, got {kind or 'none'!r}"
-        )
-
-
-def _refuse_other_sites(environ: Environ) -> None:
-    """Refuse a request that a browser says comes from a page of another origin:
-    `Sec-Fetch-Site` (sent by every current browser, and right behind a proxy that
-    rewrites Host), else `Origin` against the host asked for. A client that is no
-    browser sends neither, and is let through."""
-    site = environ.get("HTTP_SEC_FETCH_SITE")
-    origin = environ.get("HTTP_ORIGIN")
-    if site is not None:
-        cross = site not in ("same-origin", "none")
-    else:
-        host = environ.get("HTTP_X_FORWARDED_HOST") or environ.get("HTTP_HOST")
-        cross = origin is not None and urlsplit(origin).netloc != host
-    if cross:
-        raise HTTPError(
-            "403 Forbidden",
-            f"refused a request from {origin or site!r}: only the dashboard's own page may ask this",
-        )
-
-
 def _event(name: str, data: object) -> bytes:
     return f"event: {name}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
@@ -309,11 +294,10 @@ def _number(value: float) -> float | str:
 
 
 def _request(directory: str) -> dict[str, object] | None:
-    """A run's standing request (its control file's), or None."""
-    try:
-        with open(live_control.control_path(directory), encoding="utf-8") as file:
-            request = live_control.parse_request(json.load(file))
-    except (OSError, ValueError):
+    """A run's standing request (its control file's), or None (also for a control file
+    that is no regular file of a request's size: see live_control.read_request)."""
+    request = live_control.read_request(directory)
+    if request is None:
         return None
     return {"views": list(request.views), "log_freq": request.log_freq}
 

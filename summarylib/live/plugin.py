@@ -9,6 +9,11 @@ TensorBoard's multiplexer (which reloads every few seconds), and pushes new fram
 page as they are written. Inactive for a logdir at a URL (an object store): a watch writes
 its live views only to local directories. The one module of summarylib that imports
 TensorBoard.
+
+The app answers only requests for the address TensorBoard listens on (its `--host` and
+`--bind_all` flags, see `_listening`; summarylib.live.access says why): a DNS rebinding
+page may still read TensorBoard's own routes, which TensorBoard serves to any Host, but
+never switches a run's views.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from tensorboard.plugins import base_plugin
 
 from summarylib.format import live_control
 from summarylib.format.storage import is_url
+from summarylib.live.access import Hosts, listening_hosts
 from summarylib.live.app import LiveApp, live_app
 
 PLUGIN_NAME = "summarylib_live"
@@ -36,7 +42,9 @@ class LivePlugin(base_plugin.TBPlugin):
         # Local logdirs only (a watch writes live views only there); the follower thread
         # starts at the first request, not with TensorBoard.
         local = logdir and not is_url(logdir)
-        self._app: LiveApp | None = live_app(logdir, base=ROUTE_BASE, page=False) if local else None
+        self._app: LiveApp | None = None
+        if local:
+            self._app = live_app(logdir, base=ROUTE_BASE, page=False, hosts=_listening(context.flags))
 
     def get_plugin_apps(self) -> dict[str, object]:
         """Every route of the app, under the plugin's prefix (TensorBoard's `/*` route)."""
@@ -57,3 +65,13 @@ class LivePlugin(base_plugin.TBPlugin):
     def frontend_metadata(self) -> base_plugin.FrontendMetadata:
         """An ES module plugin, in its own tab."""
         return base_plugin.FrontendMetadata(es_module_path="/index.js", tab_name="Live")
+
+
+def _listening(flags: object) -> Hosts:
+    """The Host names of TensorBoard's address, from its flags as its server reads them:
+    `--bind_all` every interface, else `--host`, by default localhost. With every
+    interface or a host that is not loopback, the app also answers to that host, to this
+    machine's names and to any IP address (see access.listening_hosts)."""
+    if getattr(flags, "bind_all", False):
+        return listening_hosts(None)
+    return listening_hosts(getattr(flags, "host", None) or "localhost")
