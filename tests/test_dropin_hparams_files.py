@@ -156,3 +156,30 @@ def test_a_sweep_with_repeated_hyperparameters_shows_one_row_a_run(tmp_path):
         rows[session["name"].split("/")[0]].append((group["hparams"]["lr"], metric))
     assert sorted(rows["ours"]) == sorted(rows["theirs"])
     assert len(rows["ours"]) == 4
+
+
+def _reinforcement_learning_logger(writer_class, logdir: str) -> None:
+    """A reinforcement-learning library's logger (stable-baselines3's TensorBoard output
+    does this): torch's own `hparams()` protos handed to `writer.file_writer.add_summary`
+    beside the training curves, then a writer per evaluation run."""
+    from torch.utils.tensorboard.summary import hparams
+
+    writer = writer_class(logdir)
+    experiment, start, end = hparams({"gamma": 0.99, "policy": "MlpPolicy"}, {"rollout/ep_rew_mean": 0})
+    for summary in (experiment, start, end):
+        writer.file_writer.add_summary(summary)
+    for step in range(3):
+        writer.add_scalar("rollout/ep_rew_mean", 10.0 * step, step)
+    writer.close()
+    for seed in (0, 1):
+        with writer_class(f"{logdir}/eval_{seed}") as evaluation:
+            evaluation.add_hparams({"gamma": 0.99}, {"eval/mean_reward": 5.0 + seed}, run_name=".")
+
+
+def test_a_logger_that_writes_torchs_hparams_protos_itself_leaves_the_same_runs(tmp_path):
+    _reinforcement_learning_logger(TorchWriter, str(tmp_path / "theirs"))
+    _reinforcement_learning_logger(SummaryWriter, str(tmp_path / "ours"))
+    expected, got = run_values(str(tmp_path / "theirs")), run_values(str(tmp_path / "ours"))
+    assert sorted(got) == sorted(expected) == [".", "eval_0", "eval_1"]
+    for run, values in expected.items():
+        assert sorted(got[run]) == sorted(values), run

@@ -23,6 +23,7 @@ import numpy as np
 from summarylib.checks import check_flag
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.dataformats import torch_uint8
+from summarylib.compat.torch.file_writer import RUN_METADATA_TAG
 from summarylib.compat.torch.tensor_fields import torch_layout
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.custom_scalars import encoding as custom_scalars_encoding
@@ -33,6 +34,7 @@ from summarylib.ops.graph.encoding import graph_def_bytes, graph_event
 from summarylib.ops.mesh import encoding as mesh_encoding
 from summarylib.ops.pr_curve import encoding as pr_curve_encoding
 from summarylib.ops.tensor import encoding as tensor_encoding
+from summarylib.proto import event_pb2
 from summarylib.writer.queue import queue_task
 
 TORCH_NUM_THRESHOLDS = 127
@@ -72,8 +74,15 @@ def _tag_list(op: str, title: Any, tags: Any) -> list[str]:
     return list(tags)
 
 
+# torch's add_graph writes, after the graph, the step stats of one CPU device (an empty
+# RunMetadata{step_stats{dev_stats{device: "/device:CPU:0"}}}) tagged "step1".
+CPU_STEP_STATS = b"\n\x11\n\x0f\n\r/device:CPU:0"
+
+
 class DashboardMethods(WriterCore):
     """Graph, embedding, PR-curve, custom-scalars and mesh methods of torch's writer."""
+
+    _step_stats_tag = RUN_METADATA_TAG  # the tag of a graph's step stats (tensorboardX: "profiler")
 
     def add_graph(
         self, model: Any, input_to_model: Any = None, verbose: bool = False, use_strict_trace: bool = True
@@ -89,6 +98,8 @@ class DashboardMethods(WriterCore):
             print(graph_def)
         data = graph_def_bytes(graph_def, "add_graph")
         self._writer.submit(graph_event, (data,), time.time(), 0, len(data))
+        tagged = event_pb2.TaggedRunMetadata(tag=self._step_stats_tag, run_metadata=CPU_STEP_STATS)
+        self.add_event(event_pb2.Event(tagged_run_metadata=tagged))
 
     def add_embedding(
         self,

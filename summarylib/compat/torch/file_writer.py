@@ -29,7 +29,7 @@ from summarylib.proto import event_pb2, graph_pb2
 if TYPE_CHECKING:
     from summarylib.compat.torch.core import WriterCore
 
-_RUN_METADATA_TAG = "step1"  # torch's tag for the step stats beside a graph
+RUN_METADATA_TAG = "step1"  # torch's tag for the step stats beside a graph
 
 
 class FileWriter:
@@ -83,7 +83,7 @@ class FileWriter:
         run_metadata = serialized_proto("add_graph", "graph_profile", graph_profile[1], None)
         check_wall_time("add_graph", None, walltime)
         self.add_event(event_pb2.Event(graph_def=graph), None, walltime)
-        tagged = event_pb2.TaggedRunMetadata(tag=_RUN_METADATA_TAG, run_metadata=run_metadata)
+        tagged = event_pb2.TaggedRunMetadata(tag=RUN_METADATA_TAG, run_metadata=run_metadata)
         self.add_event(event_pb2.Event(tagged_run_metadata=tagged), None, walltime)
 
     def add_onnx_graph(self, graph: Any, walltime: float | None = None) -> None:
