@@ -4,6 +4,11 @@ TensorBoard finds event files by the `tfevents` in their names and orders the fi
 run by name, so the name carries the creation second first. Files are opened with
 O_EXCL: a writer that would reuse a name moves on to the next counter instead of
 truncating a file another writer owns.
+
+A new file is never named before the run's newest file: its second is the larger of the
+clock's and one past the newest name's. A clock stepped back (NTP, a VM resumed) would
+otherwise name it earlier, and TensorBoard, which follows a run's files in name order
+and never goes back to an earlier name, would never read it.
 """
 
 from __future__ import annotations
@@ -11,9 +16,10 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from summarylib.format import records
 from summarylib.proto import event_pb2
@@ -23,6 +29,21 @@ WRITER_NAME = "summarylib"
 DEFAULT_SUFFIX = ".v2"
 
 _file_counter = itertools.count()
+_NAME_SECONDS = re.compile(r"events\.out\.tfevents\.(\d+)\.")
+
+
+def name_seconds(now: float, names: Iterable[str]) -> int:
+    """The second a run's next event file is named by: `now`'s, or one past the newest
+    of the run's event files `names` when that is later (a clock stepped back)."""
+    newest = max((int(match.group(1)) for name in names if (match := _NAME_SECONDS.match(name))), default=-1)
+    return max(int(now), newest + 1)
+
+
+def _listed(logdir: str) -> list[str]:
+    try:
+        return os.listdir(logdir)
+    except OSError:
+        return []
 
 
 def event_file_name(seconds: int, hostname: str, pid: int, counter: int, suffix: str) -> str:
@@ -89,7 +110,8 @@ class EventFile:
         On failure nothing is left open and no partial file is left behind."""
         os.makedirs(self.logdir, exist_ok=True)
         now = time.time()
-        for name in self._file_names(int(now), socket.gethostname(), self.suffix):
+        seconds = name_seconds(now, _listed(self.logdir))
+        for name in self._file_names(seconds, socket.gethostname(), self.suffix):
             path = os.path.join(self.logdir, name)
             try:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o666)

@@ -35,7 +35,8 @@ is the same bytes under the same name). Only when the spill cannot be written ei
 and which objects.
 
 The file interface is the one the writer engine uses for local files (`write`, `flush`,
-`idle`, `sync`, `close`, ...).
+`idle`, `sync`, `close`, ...). A writer's segments are named after the run's newest
+object, also when the clock stepped back (`event_file.name_seconds`).
 """
 
 from __future__ import annotations
@@ -49,13 +50,22 @@ from collections.abc import Callable
 from typing import Any
 
 from summarylib.format import records
-from summarylib.writer.event_file import DEFAULT_SUFFIX, first_event
+from summarylib.writer.event_file import DEFAULT_SUFFIX, first_event, name_seconds
 from summarylib.writer.segment_uploads import Uploads
 
 # Memory one segmented file may hold in events not yet uploaded (beyond one write of the
 # engine): a quarter gathering the next segment, the rest sealed segments waiting.
 DEFAULT_MAX_HELD_BYTES = 64 << 20
 _segment_writers = itertools.count()
+
+
+def _names(fs: Any, directory: str) -> list[str]:
+    """The names of the objects in `directory` (none where it cannot be listed): a new
+    writer's segments are named after the run's newest (see `event_file.name_seconds`)."""
+    try:
+        return [os.path.basename(str(path).rstrip("/")) for path in fs.ls(directory, detail=False)]
+    except (OSError, ValueError):
+        return []
 
 
 class SegmentedEventFile:
@@ -78,7 +88,8 @@ class SegmentedEventFile:
         suffix = DEFAULT_SUFFIX if suffix is None else suffix
         # Filled in at each seal: the process (a forked child's differs) and the number.
         self._name = (
-            f"events.out.tfevents.{int(time.time()):010d}.{socket.gethostname()}.{{pid}}."
+            f"events.out.tfevents.{name_seconds(time.time(), _names(fs, self.directory)):010d}."
+            f"{socket.gethostname()}.{{pid}}."
             f"{next(_segment_writers)}.{{number:08d}}{suffix}"
         )
         self._segments = itertools.count()
