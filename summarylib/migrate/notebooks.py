@@ -1,10 +1,11 @@
 """Migrate the code cells of a notebook as one module (an import in one cell serves the
 others), then put each cell's code back. IPython magics and shell lines (`%...`, `!...`) are
 masked as placeholder statements while libcst parses, and restored as they were; a cell
-magic (`%%...`) keeps its cell out of the migration. The notebook is written back in its own
-JSON style (indent, escapes, final newline), so the diff shows only the changed cells; added
+magic (`%%...`) keeps its cell out of the migration. Added
 imports go, one a line, into the first code cell that is not a Colab form (`#@title`), after
-its `from __future__` imports."""
+its `from __future__` imports. The notebook's text is changed only in the changed cells'
+sources (notebook_text.py), and checked to read back as the migrated notebook before it is
+returned."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import json
 import re
 
 from summarylib.migrate.engine import MigrationResult, migrate_source
-from summarylib.migrate.report import Change, Left
+from summarylib.migrate.notebook_text import splice
+from summarylib.migrate.report import Change, FileReport, Left
 
 CELL = "__summarylib_migrate_cell__({})"
 MAGIC = "__summarylib_migrate_magic__({})"
@@ -72,14 +74,6 @@ def _is_form(source: str) -> bool:
     return bool(_FORM.match(source.lstrip("\n")))
 
 
-def _dump(notebook: dict, original: str) -> str:
-    """`notebook` as JSON in the style of `original`: its indent, escapes and final newline."""
-    lines = original.splitlines()
-    indent = len(lines[1]) - len(lines[1].lstrip(" ")) if len(lines) > 1 else None
-    text = json.dumps(notebook, indent=indent, ensure_ascii="\\u" in original)
-    return text + "\n" if original.endswith("\n") else text
-
-
 def _where(line: int, starts: list[tuple[int, int]]) -> str:
     """`cell N, line M` for a line of the joined module (cells numbered from 1)."""
     index, start = max((s for s in starts if s[1] <= line), default=(0, 1), key=lambda s: s[1])
@@ -113,6 +107,7 @@ def migrate_notebook(text: str, path: str, to: str = "compat") -> MigrationResul
         return MigrationResult(text, report)
     added, per_cell = _cell_lines(result.source, len(cells))
     sources = {index: "".join(cells[index]["source"]) for index in code_cells}
+    changed: dict[int, str] = {}
     home = next((i for i in code_cells if not _is_form(sources[i])), code_cells[0])
     per_cell[home] = _insert_imports(per_cell[home], added)
     for index in code_cells:
@@ -122,5 +117,21 @@ def migrate_notebook(text: str, path: str, to: str = "compat") -> MigrationResul
         elif sources[index].endswith("\n"):
             code += "\n"
         if code != sources[index]:
-            cells[index]["source"] = code.splitlines(keepends=True)
-    return MigrationResult(_dump(notebook, text), report)
+            changed[index] = code
+    return _spliced(text, notebook, changed, sources, report)
+
+
+def _spliced(
+    text: str, notebook: dict, changed: dict[int, str], sources: dict[int, str], report: FileReport
+) -> MigrationResult:
+    """The notebook `text` with the `changed` cells' sources, checked to read back as the
+    notebook with those sources; else the text unchanged, the file reported untouched."""
+    new = splice(text, changed, sources)
+    for index, code in changed.items():
+        cell = notebook["cells"][index]
+        cell["source"] = code.splitlines(keepends=True) if isinstance(cell["source"], list) else code
+    if json.loads(new) != notebook:
+        report.changes.clear()
+        report.untouched = "its JSON could not be rewritten in the changed cells alone"
+        return MigrationResult(text, report)
+    return MigrationResult(new, report)
