@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 from summarylib.migrate.engine import TARGETS, MigrationResult, migrate_source
 from summarylib.migrate.facts import sibling_facts
+from summarylib.migrate.files import Refused, encode, read_text, write_atomic
 from summarylib.migrate.notebooks import migrate_notebook
 from summarylib.migrate.report import FileReport, render_json, render_text
+from summarylib.migrate.walk import Found, find_files
 from summarylib.pipe_output import write_stdout
-
-SKIPPED_DIRS = {"__pycache__", ".ipynb_checkpoints", ".git", ".venv", "venv", "node_modules"}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,23 +36,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _is_source(path: Path) -> bool:
-    return path.suffix in (".py", ".ipynb")
-
-
-def _walk(root: Path) -> Iterator[Path]:
-    """Every file under `root`, in a stable order, without caches and virtual environments."""
-    for path in sorted(root.iterdir()):
-        if path.is_dir():
-            if path.name not in SKIPPED_DIRS:
-                yield from _walk(path)
-        else:
-            yield path
-
-
 def migrate_file(path: Path, to: str) -> MigrationResult:
-    """Migrate one .py or .ipynb file's text (not written anywhere)."""
-    text = path.read_text(encoding="utf-8")
+    """Migrate one .py or .ipynb file's text (not written anywhere); raises Refused."""
+    return _migrate_text(path, read_text(path, notebook=path.suffix == ".ipynb").text, to)
+
+
+def _migrate_text(path: Path, text: str, to: str) -> MigrationResult:
     if path.suffix == ".ipynb":
         try:
             return migrate_notebook(text, str(path), to)
@@ -82,15 +71,14 @@ def main(argv: list[str] | None = None) -> int:
     output = Path(args.output_dir) if args.output_dir else None
     reports: list[FileReport] = []
     diffs: dict[str, str] = {}
-    for path, target in _files_and_targets(roots, output):
-        if not _is_source(path):
-            if target is not None:
-                shutil.copy2(path, target)
+    for found in find_files(roots, output):
+        if not found.is_source:
+            _copy(found, reports)
             continue
-        report, diff = _migrate_to(path, target, args.to, args.in_place)
+        report, diff = _migrate_one(found, args.to, args.in_place)
         reports.append(report)
         if diff:
-            diffs[str(path)] = diff
+            diffs[str(found.path)] = diff
     text = render_json(reports, diffs) if args.json else render_text(reports)
     if not (args.in_place or output is not None or args.json):
         write_stdout("".join(diffs.values()))
@@ -98,32 +86,67 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.report).write_text(text, encoding="utf-8")
     else:
         write_stdout(text)
-    if any(r.error for r in reports):
+    # A file not migrated (2) outweighs calls left for a person (1): both are in the report.
+    if any(r.error or r.untouched for r in reports):
         return 2
     return 1 if any(r.left for r in reports) else 0
 
 
-def _files_and_targets(roots: list[Path], output: Path | None) -> Iterator[tuple[Path, Path | None]]:
-    """Every file under the roots, with where its migrated copy goes under `output` (a
-    directory root keeps its name there; its parent directories are made), or None."""
-    for root in roots:
-        for path in _walk(root) if root.is_dir() else iter([root]):
-            target = None
-            if output is not None:
-                relative = path.relative_to(root) if root.is_dir() else Path()
-                target = output / root.resolve().name / relative if root.is_dir() else output / path.name
-                target.parent.mkdir(parents=True, exist_ok=True)
-            yield path, target
+def _copy(found: Found, reports: list[FileReport]) -> None:
+    """Copy a file that is not source (or a link, as a link) under --output-dir; a failure is
+    reported as that file's."""
+    if found.target is None:
+        return
+    try:
+        found.target.parent.mkdir(parents=True, exist_ok=True)
+        if found.link and found.target.is_symlink():
+            found.target.unlink()  # an earlier run's copy of the link
+        shutil.copy2(found.path, found.target, follow_symlinks=False)
+    except OSError as error:
+        reports.append(FileReport(str(found.path), untouched=f"not copied: {_why(error)}"))
 
 
-def _migrate_to(path: Path, target: Path | None, to: str, in_place: bool) -> tuple[FileReport, str]:
-    """Migrate one source file, written back (`in_place`) or to `target`; its report and
-    its diff ("" when nothing changed)."""
-    result = migrate_file(path, to)
-    before = path.read_text(encoding="utf-8")
-    diff = _diff(str(path), before, result.source) if result.changed else ""
-    if in_place and result.changed:
-        path.write_text(result.source, encoding="utf-8")
-    elif target is not None:
-        target.write_text(result.source, encoding="utf-8")
+def _migrate_one(found: Found, to: str, in_place: bool) -> tuple[FileReport, str]:
+    """Migrate one source file, written back (`in_place`) or to its target; its report and
+    its diff ("" when nothing changed or nothing was written). A file that cannot be read,
+    migrated or written is reported and left byte-identical; the run goes on."""
+    path = found.path
+    if found.link:
+        _copy(found, [])
+        return FileReport(str(path), untouched=found.broken, skipped=found.skipped), ""
+    try:
+        source = read_text(path, notebook=path.suffix == ".ipynb")
+    except Refused as error:
+        _copy(found, [])  # under --output-dir, as it is (a FIFO or a device is refused there too)
+        return FileReport(str(path), untouched=str(error)), ""
+    try:
+        result = _migrate_text(path, source.text, to)
+    except Exception as error:
+        # A crash on one file's odd code (a libcst bug) must not end the run: that file is
+        # left as it was, and the report says so.
+        return FileReport(str(path), untouched=f"migrate failed on it ({type(error).__name__}: {error})"), ""
+    written = found.target if found.target is not None else path if in_place and result.changed else None
+    if written is not None:
+        try:
+            written.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(written, encode(source, result.source))
+        except Refused as error:
+            return _unwritten(result.report, str(error)), ""
+        except OSError as error:
+            return _unwritten(result.report, f"not written: {_why(error)}"), ""
+    diff = _diff(str(path), source.text, result.source) if result.changed else ""
     return result.report, diff
+
+
+def _unwritten(report: FileReport, why: str) -> FileReport:
+    """The report of a file whose migration could not be written: its changes did not
+    happen; the calls left for a person still are."""
+    report.changes.clear()
+    report.untouched = why
+    return report
+
+
+def _why(error: OSError) -> str:
+    """An OSError in words, with its errno name (EFBIG, EPERM, ...)."""
+    name = errno.errorcode.get(error.errno or 0, "")
+    return f"{error.strerror or error} ({name})" if name else str(error)

@@ -6,6 +6,7 @@ functions with `tf.function`. The rules read these facts; the report prints thei
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -20,6 +21,8 @@ from libcst.metadata import (
     QualifiedNameProvider,
     QualifiedNameSource,
 )
+
+from summarylib.migrate.files import Refused, read_text
 
 TF_PREFIXES = ("tensorflow.", "tensorflow.compat.v1.")
 
@@ -256,9 +259,18 @@ def _decide_from_siblings(facts: Facts, siblings: list[tuple[str, Facts]]) -> No
 
 
 def sibling_facts(path: Path) -> list[tuple[str, Facts]]:
-    """The facts of the other Python modules in `path`'s directory that parse."""
-    modules = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(path.parent.glob("*.py")))
-    return [(name, facts) for name, facts in _directory_facts(path.parent, modules) if name != path.name]
+    """The facts of the other Python modules in `path`'s directory that parse (regular files
+    only: a lock-file link or a FIFO named like a module is no module)."""
+    modules = []
+    for sibling in sorted(path.parent.glob("*.py")):
+        try:
+            status = sibling.stat()
+        except OSError:
+            continue
+        if stat.S_ISREG(status.st_mode):
+            modules.append((sibling.name, status.st_mtime_ns))
+    found = _directory_facts(path.parent, tuple(modules))
+    return [(name, facts) for name, facts in found if name != path.name]
 
 
 @lru_cache(maxsize=16)
@@ -268,8 +280,8 @@ def _directory_facts(directory: Path, modules: tuple[tuple[str, int], ...]) -> t
     found = []
     for name, _ in modules:
         try:
-            module = cst.parse_module((directory / name).read_text(encoding="utf-8"))
-        except (cst.ParserSyntaxError, UnicodeDecodeError):
+            module = cst.parse_module(read_text(directory / name).text)
+        except (cst.ParserSyntaxError, Refused):
             continue
         found.append((name, collect_facts(MetadataWrapper(module))))
     return tuple(found)

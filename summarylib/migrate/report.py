@@ -1,6 +1,7 @@
 """What a run did, per file: the changes (line, before, after), the calls left for a person
-(with the reason), how the file was read, or why it could not be parsed. Printed as text or
-JSON."""
+(with the reason), how the file was read, why it could not be parsed, or why it was left
+untouched (it could not be read or written) or skipped (a symbolic link, not followed).
+Printed as text or JSON."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ class FileReport:
     changes: list[Change] = field(default_factory=list)
     left: list[Left] = field(default_factory=list)
     error: str = ""
+    untouched: str = ""
+    skipped: str = ""
 
     def where(self, location: str) -> str:
         """`path:location`, as the report prints it."""
@@ -46,11 +49,15 @@ def render_text(reports: list[FileReport]) -> str:
     """The report as text, one block a file that had something to say."""
     lines = []
     for report in reports:
-        if not (report.changes or report.left or report.error):
+        if not (report.changes or report.left or report.error or report.untouched or report.skipped):
             continue
         lines.append(f"== {report.path}")
         if report.error:
             lines.append(f"  not parsed, left untouched: {report.error}")
+        if report.untouched:
+            lines.append(f"  left untouched: {report.untouched}")
+        if report.skipped:
+            lines.append(f"  skipped: {report.skipped}")
         lines.extend(f"  decided: {style}" for style in report.styles)
         for change in report.changes:
             note = f"  ({change.note})" if change.note else ""
@@ -60,9 +67,14 @@ def render_text(reports: list[FileReport]) -> str:
     changed = sum(len(r.changes) for r in reports)
     left = sum(len(r.left) for r in reports)
     errors = sum(1 for r in reports if r.error)
-    lines.append(
-        f"{len(reports)} files, {changed} changes, {left} calls left for a person, {errors} not parsed"
-    )
+    summary = f"{len(reports)} files, {changed} changes, {left} calls left for a person, {errors} not parsed"
+    untouched = sum(1 for r in reports if r.untouched)
+    skipped = sum(1 for r in reports if r.skipped)
+    if untouched:
+        summary += f", {untouched} left untouched (not read or not written)"
+    if skipped:
+        summary += f", {skipped} symbolic links skipped"
+    lines.append(summary)
     return "\n".join(lines) + "\n"
 
 
