@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 MAX_BUCKETS = 65536  # the most buckets a histogram of add_histogram counts
+_HUGE_REQUEST = 2.0**62  # where a rule's width is subnormal: span / width overflows
 
 
 def _spread_rule_buckets(values: np.ndarray, rule: str, span: float) -> int:
@@ -43,7 +44,7 @@ def _spread_rule_buckets(values: np.ndarray, rule: str, span: float) -> int:
         if rule == "auto":
             sturges = span / (math.log2(count) + 1.0)
             width = min(width, sturges) if width else sturges
-    return math.ceil(span / width) if width > 0 else 1
+    return math.ceil(min(span / width, _HUGE_REQUEST)) if width > 0 else 1
 
 
 def requested_buckets(values: np.ndarray, bins: str | int) -> int:
@@ -92,9 +93,15 @@ def bounded_histogram(
         requested = requested_buckets(values, bins)
         if requested > MAX_BUCKETS:  # too many to count: count the merged ones directly
             bins = math.ceil(requested / (requested // limit))
-    counts, edges = _numpy_histogram(values, bins)
-    if counts.size > limit:
-        factor = counts.size // limit
-        counts = np.pad(counts, (0, -counts.size % factor)).reshape(-1, factor).sum(axis=1)
-        edges = np.append(edges[:-1:factor], edges[-1])
-    return counts, edges
+    return merged(*_numpy_histogram(values, bins), limit)
+
+
+def merged(counts: np.ndarray, edges: np.ndarray, max_bins: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """`counts` over `edges` with neighbours added up as torch's writer does when there
+    are more than `max_bins`: `factor = count // max_bins` at a time, the last group
+    padded with empty buckets, its right edge the last edge."""
+    if max_bins is None or counts.size <= max_bins:
+        return counts, edges
+    factor = counts.size // max_bins
+    counts = np.pad(counts, (0, -counts.size % factor)).reshape(-1, factor).sum(axis=1)
+    return counts, np.append(edges[:-1:factor], edges[-1])
