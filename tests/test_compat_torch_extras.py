@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from PIL import Image, ImageSequence
-from tensorboard.backend.event_processing import event_accumulator
 
 from summarylib.compat import legacy_histogram
 from summarylib.compat.torch import SummaryWriter
@@ -71,8 +70,9 @@ def test_add_image_with_boxes_and_add_video_snapshot_their_input(tmp_path):
     assert all(np.asarray(frame.convert("L")).max() == 50 for frame in ImageSequence.Iterator(frames))
 
 
-# TF's buckets (bins="tensorflow") are found by a logarithm and a fix-up against the exact
-# limits, not a search: each value must land where the exact search puts it.
+# TF 1.x's own buckets (compat.v1's and contrib's histograms; compat.torch counts torch's
+# edges, tests/test_torch_histogram_buckets.py) are found from a value's top bits and a
+# fix-up against the exact limits, not a search: each value must land where the search puts it.
 _LIMITS = legacy_histogram.BUCKET_LIMITS
 
 
@@ -110,25 +110,3 @@ def test_tensorflow_buckets_of_every_limit_and_its_neighbours():
         edges = np.concatenate([_LIMITS, np.nextafter(_LIMITS, np.inf), np.nextafter(_LIMITS, -np.inf)])
     edges = edges[np.isfinite(edges)]
     np.testing.assert_array_equal(legacy_histogram.bucket_indices(edges), _searched_buckets(edges))
-
-
-def test_add_histogram_tensorflow_buckets_and_sums_as_tf_adds_them(tmp_path):
-    """Counts per exact bucket, sums added in order (not numpy's pairwise sum), min and
-    max, with NaN and Inf left out, as TensorBoard reads them back."""
-    rng = np.random.default_rng(7)
-    values = rng.normal(size=40_000) * 10.0 ** rng.uniform(-14, 22, size=40_000)  # several chunks
-    values[:5] = [np.nan, np.inf, -np.inf, 0.0, _LIMITS[900]]
-    with (
-        pytest.warns(RuntimeWarning, match="left out 3 NaN or infinite"),
-        SummaryWriter(str(tmp_path)) as writer,
-    ):
-        writer.add_histogram("h", values, 1)
-    accumulator = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"histograms": 0})
-    histo = accumulator.Reload().Histograms("h")[0].histogram_value
-    finite = values[np.isfinite(values)]
-    counts = np.bincount(_searched_buckets(finite), minlength=_LIMITS.size)
-    written = {limit: count for limit, count in zip(histo.bucket_limit, histo.bucket, strict=True) if count}
-    assert written == {_LIMITS[i]: counts[i] for i in np.flatnonzero(counts)}
-    assert sum(histo.bucket) == finite.size == histo.num
-    assert (histo.min, histo.max) == (finite.min(), finite.max())
-    assert histo.sum == np.cumsum(finite)[-1] and histo.sum_squares == np.cumsum(finite * finite)[-1]

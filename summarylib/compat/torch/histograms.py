@@ -1,22 +1,35 @@
 """torch's `add_histogram` and `add_histogram_raw`: TF 1.x `histo` values (HistogramProto),
-as torch writes them, so the histograms and distributions dashboards show the buckets
-torch users chose with `bins`.
+field for field as torch's writer (and tensorboardX's) writes them, so readers of
+`HistogramProto` (TensorBoard's EventAccumulator, DataFrame loaders) find the same buckets.
 
-- `bins="tensorflow"` (the default): TF's exponential buckets (limits growing by 10% from
-  1e-12, mirrored), the `histo` of `summarylib.compat.legacy_values`. torch counts the
-  same buckets with numpy; TensorBoard shows the same bars for both.
+- `bins="tensorflow"` (the default): torch's `default_bins` edges (0 and ±1e-12 * 1.1**k
+  up to 9.8e19), counted as `np.histogram` counts them (see `default_bins`, which counts
+  without numpy's sort). Values beyond ±9.8e19 are in min, max and the sums but in no
+  bucket, as in torch's file.
 - any other `bins` numpy's `histogram` takes (a number of bins, a rule name such as
-  `"auto"` or `"fd"`, or the edges): numpy's buckets, cut to `max_bins` by adding up
-  neighbours as torch does, trimmed to the non-empty ones plus one empty bucket on the
-  left (TensorBoard writes only right edges). At most `MAX_BUCKETS` (65,536) buckets are
-  ever counted: `bins=10**8`, or `"fd"` on data with one far outlier, gives buckets
-  merged down to that bound, where numpy would allocate what was asked (see
-  `histogram_bins`).
+  `"auto"` or `"fd"`, or the edges): numpy's buckets over the values as float64. At most
+  `MAX_BUCKETS` (65,536) buckets are ever counted: `bins=10**8`, or `"fd"` on data with
+  one far outlier, gives buckets merged down to that bound, where numpy would allocate
+  what was asked (see `histogram_bins`).
+
+Either way, more buckets than `max_bins` are merged as torch merges them, then trimmed to
+the support as torch does: the buckets from the first non-empty one to the last, plus
+one empty bucket on the left (HistogramProto holds right edges only: that bucket's limit
+is the support's left edge). min, max, sum (numpy's pairwise sum) and sum_squares (a dot
+product, BLAS's) are computed on the values as float64, as torch computes them, so they
+are the same bits as torch's in the same process.
+
+The caller's thread only copies the values, in their own dtype; converting and counting
+happen on the writer's thread.
 
 Differences from torch: NaN and ±Inf are left out with a warning (torch's numpy call
-fails on them, or counts them nowhere with explicit edges); bad `bins` or `max_bins`
-and empty input are a ValueError at the call naming the tag. Bucketing happens on the
-writer's thread, on a float64 snapshot of the values.
+fails on them, or counts them nowhere with explicit edges); bad `bins` or `max_bins` and
+empty input are a ValueError at the call naming the tag. Where torch's writer raises on
+the writer's data (values that no bucket holds: all beyond ±9.8e19, or outside explicit
+edges), ours writes one empty bucket at the last edge; where none of the values is
+finite, TF's empty histogram. A bfloat16 tensor is counted as its float32 values (torch
+converts it to float16 first, which rounds values below 6e-5 and makes those above 65504
+infinite).
 """
 
 from __future__ import annotations
@@ -26,9 +39,11 @@ from typing import Any
 import numpy as np
 
 from summarylib.checks import int_at_least, optional_int_at_least, real_number
-from summarylib.compat.legacy_values import histogram_value, serialized
+from summarylib.compat.legacy_histogram import histogram_proto as empty_histogram_proto
+from summarylib.compat.legacy_values import serialized
 from summarylib.compat.torch.core import WriterCore
-from summarylib.compat.torch.histogram_bins import bounded_histogram
+from summarylib.compat.torch.default_bins import EDGES, default_bins_counts
+from summarylib.compat.torch.histogram_bins import bounded_histogram, merged
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
 from summarylib.ops.histogram.encoding import finite_values
@@ -57,21 +72,54 @@ def check_bins(tag: str, bins: Any) -> str | int | np.ndarray:
     return edges
 
 
-def numpy_histogram_proto(values: np.ndarray, bins: str | int | np.ndarray, max_bins: int | None) -> Any:
-    """The HistogramProto of finite float64 `values` bucketed by numpy with `bins`."""
-    counts, edges = bounded_histogram(values, bins, max_bins)
+def _finite(tag: str, values: np.ndarray) -> tuple[np.ndarray, Any, Any]:
+    """`values` without NaN and ±Inf (warned about), and their min and max (None if
+    none is left): a finite spread says all are finite, without a pass of its own."""
+    low, high = values.min(), values.max()
+    with np.errstate(over="ignore", invalid="ignore"):  # a spread past the dtype's range
+        spread_finite = np.isfinite(high - low)
+    if values.dtype.kind == "f" and not spread_finite:
+        values = finite_values(tag, values)
+        if not values.size:
+            return values, None, None
+        low, high = values.min(), values.max()
+    return values, low, high
+
+
+def _support(counts: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """torch's trim: the buckets from the first non-empty one to the last, after one empty
+    bucket on the left, and the right edge of each (one empty bucket at the last edge if
+    none holds a value, where torch's writer raises)."""
     nonzero = np.flatnonzero(counts)
-    if nonzero.size == 0:  # every value outside explicit edges
-        counts, limits = np.zeros(1), edges[-1:]
-    elif nonzero[0] > 0:
-        counts, limits = counts[nonzero[0] - 1 : nonzero[-1] + 1], edges[nonzero[0] : nonzero[-1] + 2]
+    if nonzero.size == 0:
+        return np.zeros(1, counts.dtype), edges[-1:]
+    first, last = nonzero[0], nonzero[-1]
+    if first > 0:
+        return counts[first - 1 : last + 1], edges[first : last + 2]
+    return np.append(0, counts[: last + 1]), edges[: last + 2]
+
+
+def histogram_proto(
+    values: np.ndarray, low: Any, high: Any, bins: str | int | np.ndarray, max_bins: int | None
+) -> Any:
+    """The HistogramProto torch writes for finite, non-empty `values` (a flat array of any
+    real dtype) whose min and max are `low` and `high`, and checked `bins`."""
+    wide = values if values.dtype == np.float64 else values.astype(np.float64)
+    if isinstance(bins, str) and bins == "tensorflow":
+        counted = values if values.dtype in (np.float32, np.float64) else wide
+        if values.dtype == np.float16:
+            counted = values.astype(np.float32)  # exact: float16 is a subset of float32
+        counts, edges = merged(default_bins_counts(counted), EDGES, max_bins)
     else:
-        counts, limits = np.append(0, counts[: nonzero[-1] + 1]), edges[: nonzero[-1] + 2]
-    with np.errstate(over="ignore"):  # a sum past float64's range is written as inf
-        total, squares = float(values.sum()), float(values.dot(values))
+        counts, edges = bounded_histogram(wide, bins, max_bins)
+    counts, limits = _support(counts, edges)
+    if low == 0 or high == 0:  # the sign of a zero: as the float64 values' min and max have it
+        low, high = wide.min(), wide.max()
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum past float64's range is inf
+        total, squares = float(wide.sum()), float(wide.dot(wide))
     return histogram_pb2.HistogramProto(
-        min=float(values.min()),
-        max=float(values.max()),
+        min=float(low),
+        max=float(high),
         num=float(values.size),
         sum=total,
         sum_squares=squares,
@@ -81,10 +129,12 @@ def numpy_histogram_proto(values: np.ndarray, bins: str | int | np.ndarray, max_
 
 
 def histogram_summary(tag: str, values: np.ndarray, bins: Any, max_bins: int | None) -> bytes:
-    """The serialized Summary of a prepared histogram (on the writer's thread)."""
-    if isinstance(bins, str) and bins == "tensorflow":
-        return serialized([histogram_value(tag, values)])
-    proto = numpy_histogram_proto(finite_values(tag, values), bins, max_bins)
+    """The serialized Summary of a snapshot of values (on the writer's thread)."""
+    finite, low, high = _finite(tag, values)
+    if low is None:
+        proto = empty_histogram_proto(finite)
+    else:
+        proto = histogram_proto(finite, low, high, bins, max_bins)
     return serialized([summary_pb2.Summary.Value(tag=tag, histo=proto)])
 
 
@@ -109,7 +159,7 @@ class HistogramMethods(WriterCore):
             raise op_error(
                 ValueError, _OP, tag, "values", f"expected at least one value, got shape {list(array.shape)}"
             )
-        snapshot = np.array(array, dtype=np.float64).reshape(-1)  # a copy: the snapshot
+        snapshot = np.array(array, order="C").reshape(-1)  # a copy in the values' own dtype
         self._queue(
             _OP, tag, global_step, histogram_summary, (tag, snapshot, checked_bins, checked_max), walltime
         )

@@ -1,0 +1,204 @@
+"""add_histogram writes torch's file: the same program through torch.utils.tensorboard's
+SummaryWriter (and tensorboardX's) and through summarylib's drop-ins, read back with
+TensorBoard's EventAccumulator and as raw HistogramProtos, compared field for field and
+byte for byte: min, max, num, sum, sum_squares, bucket_limit and bucket.
+
+The default `bins="tensorflow"` is torch's `default_bins` edges counted by np.histogram and
+trimmed to the support (issue 29: ours was TF 1.x's own bucketing). Adversarial values
+(on an edge and next to it, signed zeros, subnormals, values beyond the outer edges,
+huge ones) in every input dtype are drawn by hypothesis; NaN and ±Inf are the one
+documented difference (left out with a warning, where torch's numpy call keeps them in
+min, max and the sums).
+"""
+
+from __future__ import annotations
+
+import glob
+import tempfile
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
+
+import torch
+from tensorboard.backend.event_processing import event_accumulator, event_file_loader
+from torch.utils.tensorboard import SummaryWriter as TorchWriter
+
+from summarylib.compat import tensorboardX as compat_tensorboardx
+from summarylib.compat.torch import SummaryWriter
+from tests.hostile_values import examples
+
+RNG = np.random.default_rng(29)
+NORMAL = RNG.normal(size=1000).astype(np.float32)
+WIDE = RNG.normal(size=3000) * 10.0 ** RNG.uniform(-16, 24, size=3000)  # past both outer edges
+
+
+def default_edges() -> list[float]:
+    """torch's default_bins, built as its writer builds them (TensorBoard's generate_testdata)."""
+    positive, limit = [], 1e-12
+    while limit < 1e20:
+        positive.append(limit)
+        limit *= 1.1
+    return [-v for v in reversed(positive)] + [0.0] + positive
+
+
+EDGES = np.array(default_edges())
+
+# (tag, values, keyword arguments of add_histogram) of the program both writers run.
+PROGRAM = [
+    ("default/float32", NORMAL, {}),
+    ("default/tensor", torch.from_numpy(NORMAL * 3), {}),
+    ("default/float64_wide", WIDE, {}),
+    ("default/float16", NORMAL.astype(np.float16), {}),
+    ("default/int64", np.arange(-500, 700) * 37, {}),
+    ("default/uint8", np.arange(256, dtype=np.uint8), {}),
+    ("default/bool", np.array([True, False, True]), {}),
+    ("default/zeros", np.array([0.0, -0.0, 0.0]), {}),
+    ("default/edges", np.concatenate([EDGES, np.nextafter(EDGES, np.inf), np.nextafter(EDGES, -np.inf)]), {}),
+    ("default/float32_edges", EDGES.astype(np.float32), {}),
+    ("default/many", RNG.normal(size=150_000).astype(np.float32) * 1e-3, {}),  # several chunks
+    ("default/max_bins_7", WIDE, {"max_bins": 7}),
+    ("default/max_bins_100", NORMAL, {"max_bins": 100}),
+    ("default/one_value", np.array([2.5]), {}),
+    ("numpy/ten", NORMAL, {"bins": 10}),
+    ("numpy/auto", NORMAL.astype(np.float64), {"bins": "auto"}),
+    ("numpy/fd_max_bins", NORMAL, {"bins": "fd", "max_bins": 5}),
+    ("numpy/edges", NORMAL, {"bins": np.linspace(-1, 1, 9)}),
+    ("numpy/ints", np.arange(100) % 7, {"bins": 10}),
+]
+ANCHORS = {"torch": TorchWriter}
+try:
+    from tensorboardX import SummaryWriter as TensorboardXWriter
+
+    ANCHORS["tensorboardX"] = TensorboardXWriter
+except ImportError:  # tensorboardX is optional: compared with torch's alone
+    pass
+OURS = {"torch": SummaryWriter, "tensorboardX": compat_tensorboardx.SummaryWriter}
+
+
+def run(writer_class, logdir: str, program) -> None:
+    with writer_class(logdir) as writer:
+        for step, (tag, values, kwargs) in enumerate(program):
+            writer.add_histogram(tag, values, step, **kwargs)
+
+
+def raw_histograms(logdir: str) -> dict[str, list[bytes]]:
+    """{tag: [serialized HistogramProto, ...]} of every `histo` value in the logdir."""
+    found: dict[str, list[bytes]] = {}
+    for path in sorted(glob.glob(f"{logdir}/events.out.tfevents.*")):
+        for event in event_file_loader.LegacyEventFileLoader(path).Load():
+            for value in event.summary.value:
+                if value.HasField("histo"):
+                    found.setdefault(value.tag, []).append(value.histo.SerializeToString())
+    return found
+
+
+def accumulated(logdir: str, tags) -> dict[str, list[tuple]]:
+    """{tag: [(step, HistogramValue), ...]} as TensorBoard's EventAccumulator reads them."""
+    accumulator = event_accumulator.EventAccumulator(logdir, size_guidance={"histograms": 0}).Reload()
+    return {tag: [(e.step, e.histogram_value) for e in accumulator.Histograms(tag)] for tag in tags}
+
+
+@pytest.fixture(scope="module", params=sorted(ANCHORS))
+def logdirs(request, tmp_path_factory) -> dict[str, str]:
+    """{"theirs": logdir, "ours": logdir} of PROGRAM through the anchor and its drop-in."""
+    anchor = request.param
+    dirs = {}
+    for side, writer_class in (("theirs", ANCHORS[anchor]), ("ours", OURS[anchor])):
+        dirs[side] = str(tmp_path_factory.mktemp(f"{anchor}_{side}"))
+        run(writer_class, dirs[side], PROGRAM)
+    return dirs
+
+
+def test_event_accumulator_reads_the_same_histograms(logdirs):
+    tags = [tag for tag, _, _ in PROGRAM]
+    theirs, ours = accumulated(logdirs["theirs"], tags), accumulated(logdirs["ours"], tags)
+    for tag in tags:
+        assert ours[tag] == theirs[tag], tag  # every field, exactly (namedtuples of floats)
+
+
+def test_raw_histogram_protos_are_byte_for_byte_the_anchors(logdirs):
+    theirs, ours = raw_histograms(logdirs["theirs"]), raw_histograms(logdirs["ours"])
+    assert sorted(ours) == sorted(theirs) == sorted(tag for tag, _, _ in PROGRAM)
+    for tag in theirs:
+        assert ours[tag] == theirs[tag], tag
+
+
+def test_default_bins_buckets_are_the_support_of_torchs_edges(logdirs):
+    """What a reader relies on, said directly: the right edges are torch's, consecutive,
+    from the bucket left of the first non-empty one to the last non-empty one."""
+    ((_, histogram),) = accumulated(logdirs["ours"], ["default/float32"])["default/float32"]
+    first = int(np.flatnonzero(histogram.bucket_limit[0] == EDGES)[0])
+    np.testing.assert_array_equal(histogram.bucket_limit, EDGES[first : first + len(histogram.bucket_limit)])
+    assert histogram.bucket[0] == 0 and histogram.bucket[1] > 0 and histogram.bucket[-1] > 0
+    assert sum(histogram.bucket) == histogram.num == NORMAL.size
+
+
+def _float_neighbours(dtype) -> st.SearchStrategy:
+    """Values of `dtype` on torch's edges (as `dtype` rounds them) and next to them."""
+    with np.errstate(over="ignore"):
+        on_edges = EDGES.astype(dtype)
+    on_edges = on_edges[np.isfinite(on_edges)]
+    edge = st.sampled_from(on_edges.tolist()).map(dtype)
+    return st.one_of(
+        edge,
+        edge.map(lambda v: np.nextafter(v, dtype(np.inf))),
+        edge.map(lambda v: np.nextafter(v, dtype(-np.inf))),
+    )
+
+
+_SPECIALS = [0.0, -0.0, 1e-13, -1e-13, 1e-12, 1e20, -1e20, 9.85e19, -9.85e19, 1.0, -1.0]
+_ELEMENTS = {
+    np.float64: st.one_of(
+        _float_neighbours(np.float64),
+        st.sampled_from([*_SPECIALS, 5e-324, -5e-324, 2.2e-308, 1e300, -1e300, 1.7e308]),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.floats(-10, 10),
+    ),
+    np.float32: st.one_of(
+        _float_neighbours(np.float32),
+        st.sampled_from([*_SPECIALS, 1e-45, -1e-45, 1.2e-38, 3.4e38, -3.4e38]).map(np.float32),
+        st.floats(allow_nan=False, allow_infinity=False, width=32),
+    ),
+    np.float16: st.one_of(
+        st.sampled_from([0.0, -0.0, 6e-8, -6e-8, 6.1e-5, 65504.0, -65504.0]),
+        st.floats(allow_nan=False, allow_infinity=False, width=16),
+    ),
+    np.int8: st.integers(-128, 127),
+    np.int32: st.integers(-(2**31), 2**31 - 1),
+    np.int64: st.integers(-(2**63), 2**63 - 1),
+}
+
+
+@st.composite
+def adversarial_arrays(draw) -> np.ndarray:
+    dtype = draw(st.sampled_from(sorted(_ELEMENTS, key=str)))
+    return draw(hnp.arrays(dtype, st.integers(1, 60), elements=_ELEMENTS[dtype]))
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(values=adversarial_arrays(), max_bins=st.sampled_from([None, None, 3, 50]))
+def test_adversarial_values_give_torchs_default_bins_histogram(values, max_bins):
+    program = [("h", values, {"max_bins": max_bins})]
+    with tempfile.TemporaryDirectory() as theirs, tempfile.TemporaryDirectory() as ours:
+        with np.errstate(all="ignore"):  # torch's numpy calls, on huge values
+            try:
+                run(TorchWriter, theirs, program)
+            except ValueError:  # "The histogram is empty": no value inside the edges
+                assert (np.abs(values.astype(np.float64)) > EDGES[-1]).all()
+                return
+        run(SummaryWriter, ours, program)
+        assert raw_histograms(ours) == raw_histograms(theirs)
+
+
+def test_nan_and_inf_are_left_out_with_a_warning_and_the_rest_is_torchs(tmp_path):
+    values = WIDE.copy()
+    values[:3] = [np.nan, np.inf, -np.inf]
+    with pytest.warns(RuntimeWarning, match="left out 3 NaN or infinite"):
+        run(SummaryWriter, str(tmp_path / "ours"), [("h", values, {})])
+    run(TorchWriter, str(tmp_path / "theirs"), [("h", values[3:], {})])
+    assert raw_histograms(str(tmp_path / "ours")) == raw_histograms(str(tmp_path / "theirs"))
