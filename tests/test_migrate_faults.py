@@ -285,3 +285,13 @@ def test_a_notebook_changes_only_in_its_migrated_code_lines(tmp_path: Path, styl
     ]:
         expected = expected.replace(old.encode(), new.encode())
     assert path.read_bytes() == expected
+
+
+def test_a_linked_file_named_on_the_command_line_is_rewritten_where_it_lives(tmp_path: Path) -> None:
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / "train.py"
+    real.write_text(TF2)
+    os.symlink("real/train.py", tmp_path / "train.py")
+    assert migrate("--in-place", str(tmp_path / "train.py")).returncode == 0
+    assert os.readlink(tmp_path / "train.py") == "real/train.py"
+    assert files(tmp_path) == {"real/train.py": MIGRATED.encode()}
