@@ -8,6 +8,11 @@ resyncing to the next valid record. `iter_records` and `iter_events` read one fi
 A record whose length runs past the end of the file is a truncated tail (a live writer is
 mid-write, or a crash cut it) only when no valid record follows it; when one does, its length
 was forged or damaged, and it is corruption like any other.
+
+A file followed from an offset past its end was cut back since (a run restarted into the
+same file, a copy tool rewriting it): that is a `SHRUNK` problem, and reading goes on from
+the last record boundary of what the file holds now, so what is appended after the cut is
+read.
 """
 
 from __future__ import annotations
@@ -24,7 +29,15 @@ from summarylib.format import records as framing
 from summarylib.format import storage
 from summarylib.proto import event_pb2
 from summarylib.reading.chunk_walk import RECORD_HEADER, walk
-from summarylib.reading.problems import CORRUPT, TRUNCATED, ZERO_TAIL, CorruptRecordError, Problem, ReadStatus
+from summarylib.reading.problems import (
+    CORRUPT,
+    SHRUNK,
+    TRUNCATED,
+    ZERO_TAIL,
+    CorruptRecordError,
+    Problem,
+    ReadStatus,
+)
 from summarylib.reading.records import Records, first_bad
 from summarylib.reading.resync import next_record
 
@@ -88,6 +101,8 @@ def scan(
     each corruption only once). `head`: the request for a remote file's first block, if
     already made (see `storage.open_binary`); `storage_options`: for a URL's filesystem."""
     with storage.open_binary(path, head, storage_options) as (file, size):
+        if start > size:
+            start = _cut_back(file, path, status, start, size, chunk_size)
         position = status.end_offset = status.next_offset = start
         want = chunk_size
         while position < size:
@@ -123,6 +138,33 @@ def scan(
                 return
             position, want = resumed, chunk_size
         status.next_offset = position
+
+
+def _last_boundary(file: Any, size: int, chunk_size: int) -> int:
+    """The offset just past the last complete record among the file's first `size` bytes."""
+    position, want = 0, chunk_size
+    while position < size:
+        buffer, count = _read(file, position, min(want, size - position))
+        _, _, stop = walk(buffer, count)
+        if not stop:
+            if count < want or position + count >= size:
+                break  # a record cut short at the end, or none: the boundary is here
+            want *= 2  # one record longer than the chunk
+            continue
+        position, want = position + stop, chunk_size
+    return position
+
+
+def _cut_back(file: Any, path: str, status: ReadStatus, start: int, size: int, chunk_size: int) -> int:
+    """Record that the file holds fewer bytes than where reading had reached (`start`);
+    where reading goes on: the last record boundary of what it holds now."""
+    boundary = _last_boundary(file, size, chunk_size)
+    detail = (
+        f"file cut back to {size} bytes, below byte {start} where reading had reached (rewritten or "
+        f"restarted); reading goes on at byte {boundary}"
+    )
+    status.problems.append(Problem(path, boundary, SHRUNK, detail, start - size))
+    return boundary
 
 
 def _end_of_data(

@@ -25,7 +25,7 @@ from summarylib.reading.damage import find_damage
 from summarylib.reading.discovery import find_sources
 from summarylib.reading.fetch_ahead import FetchAhead
 from summarylib.reading.file_scan import scan
-from summarylib.reading.problems import CORRUPT, CorruptRecordError, Problem, ReadStatus
+from summarylib.reading.problems import CORRUPT, SHRUNK, CorruptRecordError, Problem, ReadStatus
 from summarylib.reading.records import Records
 from summarylib.reading.row_assembly import decode_records
 from summarylib.reading.rows import Filters, Names, Rows, RunState
@@ -128,13 +128,14 @@ class Reader:
         self._cursors: dict[str, _Cursor] = {}
         # Damage met so far, by `Damage.key` (file, offset, value number: 0 for a record).
         self._corruption: dict[tuple[str, int, int], Problem] = {}
+        self._cut_backs: list[Problem] = []  # files found cut back while followed
 
     @property
     def problems(self) -> list[Problem]:
-        """Corruption met so far (skipped, or raised once), and each file's truncated or
-        zero-filled tail as of the last read."""
+        """Corruption met so far (skipped, or raised once), files cut back while followed,
+        and each file's truncated or zero-filled tail as of the last read."""
         tails = [cursor.tail for cursor in self._cursors.values() if cursor.tail is not None]
-        return list(self._corruption.values()) + tails
+        return list(self._corruption.values()) + self._cut_backs + tails
 
     def plugins(self, run: str) -> dict[str, str]:
         """{tag: plugin} of a run as read so far (each tag's first metadata)."""
@@ -228,6 +229,8 @@ class Reader:
         )
         try:
             for chunk in scanned:
+                if status.problems and status.problems[0].kind == SHRUNK:  # read on where it was cut
+                    cursor.offset, cursor.skip = min(cursor.offset, status.problems[0].offset), 0
                 rows = decode_records(chunk, state, self.names, self._filters, keep_events)
                 rows, (end, end_skip), error = self._without_damage(chunk, rows, decode)
                 yield Batch(run, cursor.path, _without_handed_out(rows, cursor), end, cursor, end_skip)
@@ -238,8 +241,10 @@ class Reader:
             for problem in status.problems:
                 if problem.kind == CORRUPT:
                     self._corruption[problem.path, problem.offset, 0] = problem
+                elif problem.kind == SHRUNK:
+                    self._cut_backs.append(problem)
         cursor.offset, cursor.skip = status.next_offset, 0
-        cursor.tail = next((p for p in status.problems if p.kind != CORRUPT), None)
+        cursor.tail = next((p for p in status.problems if p.kind not in (CORRUPT, SHRUNK)), None)
 
     def _without_damage(
         self, chunk: Records, rows: Rows, decode: bool

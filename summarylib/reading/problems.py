@@ -1,6 +1,6 @@
 """What can be wrong in an event file, and where reading one stopped.
 
-The kinds of `Problem` (`TRUNCATED`, `ZERO_TAIL`, `CORRUPT`), `CorruptRecordError` and the
+The kinds of `Problem` (`TRUNCATED`, `ZERO_TAIL`, `CORRUPT`, `SHRUNK`), `CorruptRecordError` and the
 `ReadStatus` that scanning a file fills in. A module of their own because scanning, the
 `Reader` and `inspect` all report them, and none of those owns the others.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-TRUNCATED, ZERO_TAIL, CORRUPT = "truncated", "zero_tail", "corrupt"
+TRUNCATED, ZERO_TAIL, CORRUPT, SHRUNK = "truncated", "zero_tail", "corrupt", "shrunk"
 
 
 class CorruptRecordError(ValueError):
@@ -24,8 +24,9 @@ class CorruptRecordError(ValueError):
 
 @dataclass(frozen=True)
 class Problem:
-    """Something wrong in a file: a `TRUNCATED` last record, a `ZERO_TAIL`, or a `CORRUPT`
-    stretch (skipped in tolerant mode). `size`: the bytes it covers."""
+    """Something wrong in a file: a `TRUNCATED` last record, a `ZERO_TAIL`, a `CORRUPT`
+    stretch (skipped in tolerant mode), or a file `SHRUNK` below where a Reader following
+    it had read (`offset`: where reading goes on). `size`: the bytes it covers (lost)."""
 
     path: str
     offset: int
