@@ -30,7 +30,12 @@ METHODS = sorted(
     for name, value in vars(SummaryWriter).items()
     if not name.startswith("_") and callable(value) and name not in NOT_FUZZED
 )
-DELEGATES = {"add_hparams": ("hparams",), "add_images": ("image",), "add_image_with_boxes": ("image",)}
+DELEGATES = {
+    "add_hparams": ("hparams",),
+    "add_images": ("image",),
+    "add_image_with_boxes": ("image",),
+    "add_audio": ("audio",),
+}
 
 numbers = st.one_of(st.floats(), st.integers(-(2**65), 2**65), st.sampled_from([None, "4", np.array([1, 2])]))
 formats = st.sampled_from(["CHW", "HWC", "NCHW", "NTCHW", "NTHWC", "TNCHW", "NTCH", "", None, 3, b"CHW"])
@@ -60,6 +65,10 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     ),
     "fps": numbers,
     "box_tensor": hostile(st.tuples(st.integers(0, 2), st.just(4))),
+    "snd_tensor": hostile(
+        st.tuples(st.integers(0, 16), st.integers(1, 3)), [np.float32, np.float64, np.int16]
+    ),
+    "sample_rate": numbers,
     "labels": st.one_of(st.none(), st.lists(strings, max_size=2)),
     "kwargs": st.one_of(st.just({}), st.fixed_dictionaries({"rescale": numbers}), st.just({"bogus": 1})),
 }

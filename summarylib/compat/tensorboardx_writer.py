@@ -21,6 +21,8 @@ What differs from the torch-shaped writer, as tensorboardX has it:
   cleans them (`roc auc` -> `roc_auc`; see `SummaryWriter._tag`). The run directory of an
   `add_scalars` series is named by the cleaned main tag too, where tensorboardX keeps
   the raw one (they differ only for main tags with such characters).
+- `add_audio` takes `[frames]` or `[frames, channels]` clips, mono or stereo, and writes
+  the 16-bit samples tensorboardX's soundfile writes (rounded; torch truncates).
 - `export_scalars_to_json(path)`: see `summarylib.compat.tensorboardx_export`.
 
 Left out: `add_onnx_graph` and `add_openvino_graph` (they need onnx or openvino to parse
@@ -41,6 +43,7 @@ import numpy as np
 from summarylib.compat.tensorboardx_export import export_scalars
 from summarylib.compat.torch.checks import check_tag, check_text
 from summarylib.compat.torch.errors import tensorboardx_converts, with_replaced_writers_errors
+from summarylib.compat.torch.media import tensorboardx_pcm_samples
 from summarylib.compat.torch.scalars import ScalarMethods, checked_series_run
 from summarylib.compat.torch.writer import SummaryWriter as TorchSummaryWriter
 from summarylib.ops.convert import as_real_array
@@ -287,6 +290,21 @@ class SummaryWriter(TorchSummaryWriter):
         super().add_image_with_boxes(
             tag, img_tensor, box_tensor, global_step, walltime, rescale, dataformats, labels
         )
+
+    def add_audio(
+        self,
+        tag: str,
+        snd_tensor: Any,
+        global_step: int | None = None,
+        sample_rate: int = 44100,
+        walltime: float | None = None,
+    ) -> None:
+        """Write one clip of float samples in [-1, 1], `[frames]` or `[frames, channels]`
+        with 1 or 2 channels (stereo), as a 16-bit WAV of the samples tensorboardX writes
+        (see `summarylib.compat.torch.media.tensorboardx_pcm_samples`)."""
+        tag = self._tag("add_audio", tag)
+        samples = tensorboardx_pcm_samples("add_audio", tag, snd_tensor)
+        self._write_audio("add_audio", tag, samples, sample_rate, global_step, walltime)
 
     @contextlib.contextmanager
     def use_metadata(self, *, global_step: int | None = None, walltime: float | None = None) -> Iterator[Any]:

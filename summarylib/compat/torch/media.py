@@ -1,24 +1,28 @@
 """torch's media methods: images (with `dataformats`, boxes, matplotlib figures), video,
-audio and text, each written through the op layer's encoder for its kind.
+audio and text.
 
-Images are the image op's PNG summary of the one picture torch draws (a batch as a grid,
-gray as RGB, torch's scaling: see `dataformats`), under the tag as given; TensorBoard's
-images dashboard shows them as it shows torch's `Summary.Image`. Audio is the audio
-op's WAV with the samples torch writes (mono, `x * 32767` truncated to 16 bits), text
-the text op's string tensor under `<tag>/text_summary`, as torch names it. Video is
-torch's `Summary.Image` holding an animated GIF, written with pillow (torch needs
-moviepy, and without it writes an empty value).
+Images, figures and videos are written as torch and tensorboardX write them: one TF 1.x
+`Summary.Image` value under the tag as given, with no metadata, holding a PNG of the one
+picture torch draws (a batch as a grid, gray as RGB, torch's scaling: see `dataformats`)
+or, for a video, an animated GIF (written with pillow: torch needs moviepy, and without
+it writes an empty value). Audio is a `Summary.Audio` value holding a 16-bit WAV of the
+samples torch writes (mono, `x * 32767` truncated) or, for compat.tensorboardX, those
+tensorboardX writes (mono or stereo, as soundfile converts them). So readers of their
+files (TensorBoard's `EventAccumulator.Images()` / `.Audio()`, DataFrame loaders) find
+ours where they find theirs. The values are built by `summarylib.compat.legacy_values` on
+the writer's thread. Text is the text op's string tensor under `<tag>/text_summary`, as
+torch names it.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
 import numpy as np
 
 from summarylib.checks import check_flag, real_number
+from summarylib.compat.legacy_values import png_entry, wav_entry
 from summarylib.compat.torch.checks import check_text, check_wall_time
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.dataformats import to_hwc, torch_uint8
@@ -26,32 +30,61 @@ from summarylib.compat.torch.rendering import draw_boxes, figure_pixels, is_figu
 from summarylib.ops.audio import encoding as audio_encoding
 from summarylib.ops.convert import as_real_array, snapshot
 from summarylib.ops.errors import op_error
-from summarylib.ops.image import encoding as image_encoding
 from summarylib.ops.text import encoding as text_encoding
+from summarylib.writer.context import warn_user
 
 MIN_FPS = 1 / 655.35  # a GIF frame's delay is at most 65535 hundredths of a second
 MAX_RESCALED_PIXELS = 1 << 26  # add_image_with_boxes enlarges to at most 64 Mpx
 _PCM_MAX = 32767  # torch scales samples by int16's max
 _PCM_SCALE = np.float32(32768)  # the audio op's scale
+# soundfile (libsndfile, clipping on) scales floats to 32 bits and keeps the top 16.
+_SOUNDFILE_SCALE = 2.0**31
+_SOUNDFILE_SHIFT = 2.0**16
 
 
 def boxed_image_summary(
     tag: str, pixels: np.ndarray, boxes: np.ndarray, labels: list[str] | None, rescale: float
 ) -> bytes:
-    """The image summary of `pixels` with `boxes` drawn on them (on the writer's thread)."""
-    drawn = draw_boxes(pixels, boxes, labels, rescale)
-    height, width = drawn.shape[:2]
-    return image_encoding.summary(tag, drawn[np.newaxis], width, height, None)
+    """The serialized Summary of `pixels` with `boxes` drawn on them (on the writer's
+    thread): its `Summary.Image` states the size before rescaling, as torch's does."""
+    return png_entry(tag, draw_boxes(pixels, boxes, labels, rescale), pixels.shape[:2])
+
+
+def audio_summary(tag: str, clips: np.ndarray, sample_rate: int) -> bytes:
+    """The serialized Summary of the one prepared `[1, t, c]` clip (on the writer's thread)."""
+    return wav_entry(tag, clips[0], sample_rate)
+
+
+def float_samples(op: str, tag: str, data: Any) -> np.ndarray:
+    """`snd_tensor` as an array of float samples (torch's and tensorboardX's scale, [-1, 1])."""
+    samples = as_real_array(op, tag, "snd_tensor", data)
+    if samples.dtype.kind != "f":
+        raise op_error(
+            TypeError, op, tag, "snd_tensor", f"expected float samples in [-1, 1], got dtype {samples.dtype}"
+        )
+    return samples
+
+
+def clipped(op: str, tag: str, samples: np.ndarray) -> np.ndarray:
+    """`samples`, or, when some are outside [-1, 1] or NaN, a copy clipped to [-1, 1] with
+    NaN as 0 and a warning (torch and tensorboardX clip and print one)."""
+    if samples.size and not np.abs(samples).max() <= 1:
+        warn_user(f"summarylib.{op}: tag {tag!r}: samples outside [-1, 1] (or NaN) clipped")
+        samples = np.nan_to_num(samples.clip(-1, 1))
+    return samples
+
+
+def as_pcm_floats(pcm: np.ndarray) -> np.ndarray:
+    """Whole 16-bit sample values as the float32 samples the audio op writes as those
+    values: multiples of 1/32768 are exact in float32, and the op's rounding of
+    `x * 32768` gives the integers back."""
+    return pcm.astype(np.float32) / _PCM_SCALE
 
 
 def torch_pcm_samples(op: str, tag: str, data: Any) -> np.ndarray:
     """Mono samples as `[t, 1]` float32 that the audio op writes as the 16-bit values
     torch writes: clipped to [-1, 1] (with a warning), times 32767, truncated."""
-    samples = as_real_array(op, tag, "snd_tensor", data).squeeze()
-    if samples.dtype.kind != "f":
-        raise op_error(
-            TypeError, op, tag, "snd_tensor", f"expected float samples in [-1, 1], got dtype {samples.dtype}"
-        )
+    samples = float_samples(op, tag, data).squeeze()
     if samples.ndim != 1:
         raise op_error(
             ValueError,
@@ -60,16 +93,35 @@ def torch_pcm_samples(op: str, tag: str, data: Any) -> np.ndarray:
             "snd_tensor",
             f"expected one mono clip (shape [t], or [1, t] and the like), got shape {list(samples.shape)}",
         )
-    if samples.size and not np.abs(samples).max() <= 1:
-        warnings.warn(
-            f"summarylib.{op}: tag {tag!r}: samples outside [-1, 1] (or NaN) clipped",
-            RuntimeWarning,
-            stacklevel=3,
+    samples = clipped(op, tag, samples)
+    return as_pcm_floats(np.trunc(samples * samples.dtype.type(_PCM_MAX)))[:, np.newaxis]
+
+
+def tensorboardx_pcm_samples(op: str, tag: str, data: Any) -> np.ndarray:
+    """`[t]` or `[t, c]` samples (c: 1, or 2 for stereo) as `[t, c]` float32 that the
+    audio op writes as the 16-bit values tensorboardX writes: clipped to [-1, 1] (with a
+    warning), then converted as its `soundfile.write` converts them (libsndfile 1.1+
+    with clipping on, as soundfile sets it): times 2**31 in the samples' own float type
+    (float16 as float32: soundfile takes no float16), rounded to nearest (ties to even),
+    the top 16 bits kept (floor of / 2**16), 1.0 written as 32767."""
+    samples = float_samples(op, tag, data)
+    if samples.ndim == 1:
+        samples = samples[:, np.newaxis]
+    if samples.ndim != 2 or samples.shape[1] not in (1, 2):
+        raise op_error(
+            ValueError,
+            op,
+            tag,
+            "snd_tensor",
+            f"expected [frames] or [frames, channels] with 1 or 2 channels (mono, stereo), got shape "
+            f"{list(samples.shape)}",
         )
-        samples = np.nan_to_num(samples.clip(-1, 1))
-    # Multiples of 1/32768 are exact in float32: the op's rounding gives these integers back.
-    pcm = np.trunc(samples * samples.dtype.type(_PCM_MAX))
-    return (pcm.astype(np.float32) / _PCM_SCALE)[:, np.newaxis]
+    samples = clipped(op, tag, samples)
+    if samples.dtype.itemsize < 4:
+        samples = samples.astype(np.float32)
+    kind = samples.dtype.type
+    pcm = np.floor(np.rint(samples * kind(_SOUNDFILE_SCALE)) / kind(_SOUNDFILE_SHIFT))
+    return as_pcm_floats(np.minimum(pcm, _PCM_MAX))
 
 
 def _rescale(tag: str, rescale: Any, size: tuple[int, int]) -> float:
@@ -102,9 +154,21 @@ def _rescale(tag: str, rescale: Any, size: tuple[int, int]) -> float:
 class MediaMethods(WriterCore):
     """The image, video, audio and text methods of torch's writer (see the module docstring)."""
 
-    def _write_image(self, op: str, tag: str, pixels: np.ndarray, global_step: Any, walltime: Any) -> None:
-        args = image_encoding.prepare(tag, pixels, 1, None)
-        self._queue(op, tag, global_step, image_encoding.summary, args, walltime)
+    def _write_image(
+        self, op: str, tag: str, argument: str, pixels: np.ndarray, global_step: Any, walltime: Any
+    ) -> None:
+        """Queue the `Summary.Image` of `[h, w, c]` uint8 `pixels`, which the caller can no
+        longer change (a snapshot, or an array made here)."""
+        if not pixels.shape[0] * pixels.shape[1]:
+            raise op_error(
+                ValueError,
+                op,
+                tag,
+                argument,
+                f"cannot write an image with no pixels (PNG cannot hold one), got {pixels.shape[0]}x"
+                f"{pixels.shape[1]} pixels",
+            )
+        self._queue(op, tag, global_step, png_entry, (tag, pixels), walltime)
 
     def add_image(
         self,
@@ -117,8 +181,8 @@ class MediaMethods(WriterCore):
         """Write an image: `[C, H, W]` by default; any `dataformats` (a 4-D batch is drawn
         as one grid image)."""
         tag = self._tag("add_image", tag)
-        pixels = to_hwc("add_image", tag, "img_tensor", img_tensor, dataformats)
-        self._write_image("add_image", tag, pixels, global_step, walltime)
+        pixels = snapshot(to_hwc("add_image", tag, "img_tensor", img_tensor, dataformats), img_tensor)
+        self._write_image("add_image", tag, "img_tensor", pixels, global_step, walltime)
 
     def add_images(
         self,
@@ -130,8 +194,8 @@ class MediaMethods(WriterCore):
     ) -> None:
         """Write a batch of images as one grid image, 8 a row: `[N, C, H, W]` by default."""
         tag = self._tag("add_images", tag)
-        pixels = to_hwc("add_images", tag, "img_tensor", img_tensor, dataformats)
-        self._write_image("add_images", tag, pixels, global_step, walltime)
+        pixels = snapshot(to_hwc("add_images", tag, "img_tensor", img_tensor, dataformats), img_tensor)
+        self._write_image("add_images", tag, "img_tensor", pixels, global_step, walltime)
 
     def add_image_with_boxes(
         self,
@@ -202,7 +266,9 @@ class MediaMethods(WriterCore):
             pixels = to_hwc("add_figure", tag, "figure", batch, "NHWC")
         else:
             pixels = figure_pixels(figure, close)
-        self._write_image("add_figure", tag, pixels, global_step, walltime)
+        self._write_image(
+            "add_figure", tag, "figure", pixels, global_step, walltime
+        )  # drawn here: no snapshot
 
     def add_video(
         self,
@@ -248,9 +314,21 @@ class MediaMethods(WriterCore):
     ) -> None:
         """Write one mono clip of float samples in [-1, 1] as WAV (16-bit, as torch)."""
         tag = self._tag("add_audio", tag)
-        samples = torch_pcm_samples("add_audio", tag, snd_tensor)
-        args = audio_encoding.prepare(tag, samples, sample_rate, 1, None, None)
-        self._queue("add_audio", tag, global_step, audio_encoding.summary, args, walltime)
+        self._write_audio(
+            "add_audio",
+            tag,
+            torch_pcm_samples("add_audio", tag, snd_tensor),
+            sample_rate,
+            global_step,
+            walltime,
+        )
+
+    def _write_audio(
+        self, op: str, tag: str, samples: np.ndarray, sample_rate: Any, global_step: Any, walltime: Any
+    ) -> None:
+        """Queue the `Summary.Audio` of a `[t, c]` clip (`sample_rate` checked here)."""
+        _, clips, rate, _ = audio_encoding.prepare(tag, samples, sample_rate, 1, None, None)
+        self._queue(op, tag, global_step, audio_summary, (tag, clips, rate), walltime)
 
     def add_text(
         self, tag: str, text_string: str, global_step: int | None = None, walltime: float | None = None

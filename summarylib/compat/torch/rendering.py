@@ -14,8 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.compat.legacy_values import serialized
-from summarylib.proto import summary_pb2
+from summarylib.compat.legacy_values import image_entry
 
 BOX_COLOR = "Red"
 LABEL_COLOR = "black"
@@ -100,9 +99,7 @@ def gif_bytes(frames: np.ndarray, fps: float) -> bytes:
 
 def video_summary(tag: str, frames: np.ndarray, fps: float) -> bytes:
     """The serialized Summary torch writes for a video: a `Summary.Image` holding the
-    GIF (TensorBoard's images dashboard plays it)."""
+    GIF and stating one frame's height, width and channels, with no metadata
+    (TensorBoard's images dashboard plays it)."""
     _, height, width, channels = frames.shape
-    image = summary_pb2.Summary.Image(
-        height=height, width=width, colorspace=channels, encoded_image_string=gif_bytes(frames, fps)
-    )
-    return serialized([summary_pb2.Summary.Value(tag=tag, image=image)])
+    return image_entry(tag, gif_bytes(frames, fps), height, width, channels)
