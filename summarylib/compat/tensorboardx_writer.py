@@ -24,9 +24,11 @@ What differs from the torch-shaped writer, as tensorboardX has it:
 - `add_audio` takes `[frames]` or `[frames, channels]` clips, mono or stereo, and writes
   the 16-bit samples tensorboardX's soundfile writes (rounded; torch truncates).
 - `export_scalars_to_json(path)`: see `summarylib.compat.tensorboardx_export`.
+- `add_openvino_graph(xmlname)`: the graph tensorboardX reads from an OpenVINO IR file
+  (see `summarylib.compat.openvino_graph`).
 
-Left out: `add_onnx_graph` and `add_openvino_graph` (they need onnx or openvino to parse
-a model file into a graph) raise NotImplementedError naming themselves.
+Left out: `add_onnx_graph` (it needs onnx to parse the model file) raises
+NotImplementedError naming itself.
 """
 
 from __future__ import annotations
@@ -34,12 +36,14 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 import warnings
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
+from summarylib.compat.openvino_graph import openvino_graph_def
 from summarylib.compat.tensorboardx_export import export_scalars
 from summarylib.compat.torch.checks import check_tag, check_text
 from summarylib.compat.torch.errors import tensorboardx_converts, with_replaced_writers_errors
@@ -48,6 +52,7 @@ from summarylib.compat.torch.scalars import ScalarMethods, checked_series_run
 from summarylib.compat.torch.writer import SummaryWriter as TorchSummaryWriter
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
+from summarylib.ops.graph.encoding import graph_event
 from summarylib.proto import summary_pb2
 
 _COMET_DISABLED = {"disabled": True}
@@ -356,9 +361,8 @@ class SummaryWriter(TorchSummaryWriter):
         )
 
     def add_openvino_graph(self, xmlname: Any) -> None:
-        """tensorboardX's OpenVINO graph import: not supported."""
-        raise NotImplementedError(
-            "summarylib.compat.tensorboardX.SummaryWriter.add_openvino_graph is not supported: it needs "
-            "openvino to parse the model file; log the PyTorch model with add_graph(model, input_to_model) "
-            "instead."
-        )
+        """Write the graph of the OpenVINO IR model `xmlname` (its .xml file) for the
+        graphs dashboard, as tensorboardX reads it: a node per edge (see
+        `summarylib.compat.openvino_graph`). The file is read at the call."""
+        data = openvino_graph_def(xmlname)
+        self._writer.submit(graph_event, (data,), time.time(), 0, len(data))
