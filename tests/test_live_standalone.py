@@ -10,11 +10,12 @@ import contextlib
 import json
 import os
 import re
+import resource
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -28,15 +29,12 @@ _ADDRESS = re.compile(rb"at http://127\.0\.0\.1:(\d+)/")
 
 
 @contextlib.contextmanager
-def _server(
-    logdir: str, *options: str, preexec_fn: Callable[[], None] | None = None
-) -> Iterator[tuple[subprocess.Popen, int]]:
+def _server(logdir: str, *options: str) -> Iterator[tuple[subprocess.Popen, int]]:
     """`python -m summarylib.live --logdir logdir --port 0 *options`; the process and its port."""
     process = subprocess.Popen(
         [sys.executable, "-m", "summarylib.live", "--logdir", logdir, "--port", "0", *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        preexec_fn=preexec_fn,
     )
     assert process.stdout is not None
     try:
@@ -174,16 +172,11 @@ def test_connections_served_at_once_are_bounded_streams_included(logdir: str) ->
                 assert _answer(connection).startswith(b"HTTP/1.0 200 OK")
 
 
-def _few_file_descriptors() -> None:
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_NOFILE, (32, 32))
-
-
 def test_at_the_file_descriptor_limit_accept_backs_off_instead_of_spinning(logdir: str) -> None:
     # With no descriptor left, accept failed at once, again and again: the loop took about
     # 60% of a core until a connection closed.
-    with _server(logdir, "--timeout", "120", preexec_fn=_few_file_descriptors) as (process, port):
+    with _server(logdir, "--timeout", "120") as (process, port):
+        resource.prlimit(process.pid, resource.RLIMIT_NOFILE, (32, 32))  # the server's own limit
         held = []
         try:
             free = 32 - len(os.listdir(f"/proc/{process.pid}/fd"))

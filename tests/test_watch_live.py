@@ -376,7 +376,8 @@ def test_a_training_process_follows_a_request_from_outside(logdir):
 
 PLANTED_SCRIPT = textwrap.dedent(
     """
-    import sys, time
+    import resource, sys, time
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # a runaway read fails fast
     import torch
     import summarylib as sl
     from summarylib.integrations.torch import watch
@@ -393,12 +394,6 @@ PLANTED_SCRIPT = textwrap.dedent(
     print("trained", handle.step)
     """
 )
-
-
-def _limit_memory() -> None:
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # a runaway read fails fast
 
 
 @pytest.mark.slow
@@ -418,7 +413,6 @@ def test_a_control_file_that_is_no_file_neither_kills_nor_hangs_the_training(log
         capture_output=True,
         text=True,
         timeout=300,  # a bound on a hang
-        preexec_fn=_limit_memory,
     )
     assert (result.returncode, result.stdout.split()) == (0, ["trained", "60"]), result.stderr
     assert live_steps(logdir) == {}
