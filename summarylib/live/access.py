@@ -23,6 +23,7 @@ served; one that sends no Host (HTTP/1.0) too: a browser always sends it.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import socket
 from dataclasses import dataclass
@@ -69,10 +70,8 @@ def listening_hosts(host: str | None) -> Hosts:
     name = _strip(host or "")
     if _is_loopback(name):
         return Hosts(LOOPBACK_NAMES)
-    names = {socket.gethostname(), socket.getfqdn()}
-    if name and not _is_wildcard(name):
-        names.add(name)
-    return Hosts(LOOPBACK_NAMES | {_strip(each) for each in names}, any_address=True)
+    names = {name} if name and not _is_wildcard(name) else set()
+    return Hosts(LOOPBACK_NAMES | _machine_names() | names, any_address=True)
 
 
 def refuse_other_hosts(environ: Environ, hosts: Hosts) -> None:
@@ -136,6 +135,12 @@ def _split_host(header: str) -> tuple[str, str | None] | None:
         return None
     name = _strip(name)
     return (name, str(int(port)) if port is not None else None) if name else None
+
+
+@functools.cache
+def _machine_names() -> frozenset[str]:
+    """This machine's names, looked up once (getfqdn may ask a name server)."""
+    return frozenset(_strip(name) for name in (socket.gethostname(), socket.getfqdn()))
 
 
 def _strip(name: str) -> str:
