@@ -23,14 +23,7 @@ import torch
 from tensorboard import context as tb_context
 
 import summarylib as sl
-from summarylib.format.live_control import (
-    CONTROL_FILE,
-    LIVE_SUBDIR,
-    MAX_BYTES,
-    LiveRequest,
-    control_path,
-    write_request,
-)
+from summarylib.format.live_control import CONTROL_FILE, LIVE_SUBDIR, LiveRequest, control_path, write_request
 from summarylib.integrations.torch import watch
 from summarylib.integrations.watch_live import POLL_SECONDS
 from summarylib.reader import iter_values
@@ -372,77 +365,3 @@ def test_a_training_process_follows_a_request_from_outside(logdir):
     finally:
         process.kill()
         process.wait()
-
-
-PLANTED_SCRIPT = textwrap.dedent(
-    """
-    import resource, sys, time
-    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))  # a runaway read fails fast
-    import torch
-    import summarylib as sl
-    from summarylib.integrations.torch import watch
-
-    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 2))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
-    with sl.create_file_writer(sys.argv[1]) as writer:
-        handle = watch(model, log="all", writer=writer, optimizer=optimizer, live=True)
-        for step in range(60):  # a little over a second: the control file is polled twice and more
-            model(torch.randn(4, 8)).pow(2).mean().backward()
-            optimizer.step()
-            time.sleep(0.02)
-        handle.remove()
-    print("trained", handle.step)
-    """
-)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("planted", ["link to /dev/zero", "FIFO"])
-def test_a_control_file_that_is_no_file_neither_kills_nor_hangs_the_training(logdir, planted):
-    """The run directory's control file a link to /dev/zero (it was read without end:
-    MemoryError) or a FIFO (the first poll blocked the training for ever): the real
-    training process trains to its end, asking for no views."""
-    os.makedirs(logdir)
-    if planted == "FIFO":
-        os.mkfifo(control_path(logdir))
-    else:
-        os.symlink("/dev/zero", control_path(logdir))
-    result = subprocess.run(
-        [sys.executable, "-c", PLANTED_SCRIPT, logdir],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,  # a bound on a hang
-    )
-    assert (result.returncode, result.stdout.split()) == (0, ["trained", "60"]), result.stderr
-    assert live_steps(logdir) == {}
-
-
-def test_a_control_object_too_big_to_be_a_request_asks_for_nothing(logdir):
-    """On a store, a control object past MAX_BYTES (a valid request, padded) is no request
-    (the poll reads at most that much of it); the request alone is one."""
-    fsspec = pytest.importorskip("fsspec", reason="fsspec is not installed (the remote-test extra)")
-    url = f"memory://watch-live-{uuid.uuid4().hex}/run"
-    fs, path = fsspec.core.url_to_fs(url)
-    model = mlp()
-    body = json.dumps({"version": 1, "views": ["parameters"], "log_freq": 1}).encode()
-
-    def steps_until(done) -> None:
-        deadline = time.monotonic() + 30
-        while not done():
-            assert time.monotonic() < deadline
-            model(torch.randn(4, 8)).pow(2).mean().backward()
-            time.sleep(0.01)
-
-    def live_objects() -> list[str]:
-        fs.invalidate_cache()
-        return fs.ls(f"{path}/{LIVE_SUBDIR}") if fs.exists(f"{path}/{LIVE_SUBDIR}") else []
-
-    fs.pipe_file(f"{path}/{CONTROL_FILE}", body + b" " * MAX_BYTES)
-    with sl.create_file_writer(url) as writer:
-        handle = watch(model, log="parameters", writer=writer, live=True)
-        steps_until(lambda: handle.step >= 60)  # about a second: polled twice
-        assert live_objects() == []
-        fs.pipe_file(f"{path}/{CONTROL_FILE}", body)
-        steps_until(lambda: len(live_objects()) >= 1)
-        handle.remove()
