@@ -64,6 +64,7 @@ class LiveServer(ThreadingMixIn, WSGIServer):
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
+        """The connection's thread: its slot of the cap is free again when it ends."""
         try:
             super().process_request_thread(request, client_address)
         finally:
@@ -100,4 +101,4 @@ class _Handler(WSGIRequestHandler):
             self.wfile.write(body)
 
     def log_message(self, format: str, *args: object) -> None:
-        pass
+        """No line on stderr per request (a page asks for frames many times a second)."""
