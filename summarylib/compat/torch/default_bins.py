@@ -28,7 +28,7 @@ own bits (a float16's convert exactly); everything else as float64, as torch con
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -40,17 +40,26 @@ _EDGE_COUNT = EDGES.size
 # Counting space: the rank of a non-negative value (0: below the first edge, i + 1: bucket
 # i, EDGE_COUNT: beyond the last edge), then the ranks of negative values, mirrored.
 _SLOTS = 2 * _EDGE_COUNT + 2
-_CHUNK = 65536  # values counted at a time: the temporaries stay in the caches
+_LEAF = 65536  # the most values handled at a time: their temporaries stay in the caches
 
 
 class _Cells(NamedTuple):
-    """The cell table of one float width: `table[cell] + (bits & magnitude)`, shifted
+    """The cell table of one float width: `table[cell] + bits` (wrapping around), shifted
     right by `low_bits`, is a value's slot."""
 
     bits: type  # the unsigned integer type of the float's width
     low_bits: int  # the bits below a cell's 16
-    magnitude: np.unsignedinteger  # the mask of all bits but the sign
-    table: np.ndarray  # of `bits` (sums wrap around), indexed by the top 16 bits
+    table: np.ndarray  # of `bits`, indexed by the top 16 bits
+
+
+class Scan(NamedTuple):
+    """What one pass over the values finds (see `scan`)."""
+
+    counts: np.ndarray | None  # np.histogram(wide, EDGES)[0], if asked for
+    low: Any  # the least and the greatest value, in the values' dtype (NaN if any is)
+    high: Any
+    total: float  # wide.sum(), bit for bit: numpy's pairwise sum
+    wide: np.ndarray  # the values as float64
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
@@ -73,14 +82,14 @@ def _slots(patterns: np.ndarray, float_type: type) -> np.ndarray:
 def _cells(float_type: type) -> _Cells:
     """The cell table of float32 or float64 (built once, on first use)."""
     bits = np.uint32 if float_type is np.float32 else np.uint64
-    width = np.dtype(bits).itemsize * 8
-    low_bits = width - 16
+    low_bits = np.dtype(bits).itemsize * 8 - 16
     tops = np.arange(1 << 16, dtype=np.uint64)
     firsts = (tops << np.uint64(low_bits)).astype(bits)
     lasts = firsts | bits((1 << low_bits) - 1)
     finite = np.isfinite(firsts.view(float_type))
     with np.errstate(invalid="ignore"):
         first_slots, last_slots = _slots(firsts, float_type), _slots(lasts, float_type)
+    first_slots[~finite] = 0  # NaN and ±Inf: slot 0, a count no one reads
     steps = finite & (last_slots != first_slots)
     if (last_slots[steps] != first_slots[steps] + 1).any():
         raise AssertionError("a cell spans more than one edge")
@@ -90,35 +99,70 @@ def _cells(float_type: type) -> _Cells:
         middle = (low + high) // 2
         moved = _slots(firsts[steps] | middle.astype(bits), float_type) != first_slots[steps]
         high, low = np.where(moved, middle, high), np.where(moved, low, middle)
-    reach = np.full(tops.size, 1 << low_bits, np.int64)  # no edge: never carries
+    reach = np.full(tops.size, 1 << low_bits, np.uint64)  # no edge: never carries
     reach[steps] = high
-    magnitude_tops = tops.astype(np.int64) & 0x7FFF
-    table = ((first_slots - magnitude_tops) << low_bits) + ((1 << low_bits) - reach)
-    table[~finite] = 0  # never looked up: only finite values are counted
-    return _Cells(bits, low_bits, bits((1 << (width - 1)) - 1), table.astype(bits))
+    # (slot << low_bits) + low bits + 2**low_bits - reach, less the cell's own top bits: a
+    # value's bits added carry into slot + 1 exactly from `reach` on (modulo 2**width).
+    table = ((first_slots.astype(np.uint64) - tops) << np.uint64(low_bits)) + ((1 << low_bits) - reach)
+    return _Cells(bits, low_bits, table.astype(bits))
 
 
-def _slot_counts(values: np.ndarray, cells: _Cells) -> np.ndarray:
-    """How many of `values` (float32 or float64, contiguous) fall in each slot."""
-    counts = np.zeros(_SLOTS, np.intp)
-    size = min(values.size, _CHUNK)
-    slots, scratch, indices = np.empty(size, cells.bits), np.empty(size, cells.bits), np.empty(size, np.intp)
-    for start in range(0, values.size, _CHUNK):
-        patterns = values[start : start + _CHUNK].view(cells.bits)
-        n = patterns.size
-        np.copyto(indices[:n], np.right_shift(patterns, cells.low_bits, out=scratch[:n]))
-        np.take(cells.table, indices[:n], mode="clip", out=slots[:n])
-        slots[:n] += np.bitwise_and(patterns, cells.magnitude, out=scratch[:n])
-        slots[:n] >>= cells.low_bits
-        np.copyto(indices[:n], slots[:n])
-        counts += np.bincount(indices[:n], minlength=_SLOTS)
-    return counts
+class _Pass:
+    """One pass over `values` in numpy's pairwise-sum blocks (see `scan`)."""
+
+    def __init__(self, values: np.ndarray, count: bool) -> None:
+        self.values = values
+        self.wide = values if values.dtype == np.float64 else np.empty(values.size)
+        self.lows: list[Any] = []
+        self.highs: list[Any] = []
+        self.counts = np.zeros(_SLOTS, np.intp) if count else None
+        self.counted = np.float32 if values.dtype in (np.float16, np.float32) else np.float64
+        self.cells = _cells(self.counted)
+        size = min(values.size, _LEAF)
+        self.slots, self.scratch = np.empty(size, self.cells.bits), np.empty(size, self.cells.bits)
+        self.indices = np.empty(size, np.intp)
+
+    def sum(self, start: int, size: int) -> float:
+        """numpy's pairwise sum of wide[start:start + size], in numpy's own order: halves
+        (the first a multiple of 8) down to blocks numpy's add sums whole."""
+        if size > _LEAF:
+            half = size // 2 - size // 2 % 8
+            return self.sum(start, half) + self.sum(start + half, size - half)
+        return self.block(start, size)
+
+    def block(self, start: int, size: int) -> float:
+        """Converts, counts and sums one block while it is in the caches."""
+        values, wide = self.values[start : start + size], self.wide[start : start + size]
+        if wide is not values:
+            np.copyto(wide, values)
+        self.lows.append(values.min())
+        self.highs.append(values.max())
+        if self.counts is not None:
+            counted = wide if self.counted is np.float64 else values.astype(np.float32, copy=False)
+            self.count(counted)
+        return float(np.add.reduce(wide))
+
+    def count(self, values: np.ndarray) -> None:
+        """Adds the slots of a block of float32 or float64 values to the counts."""
+        cells, n = self.cells, values.size
+        patterns = values.view(cells.bits)
+        slots, scratch, indices = self.slots[:n], self.scratch[:n], self.indices[:n]
+        np.copyto(indices, np.right_shift(patterns, cells.low_bits, out=scratch))
+        np.take(cells.table, indices, mode="clip", out=slots)
+        slots += patterns
+        slots >>= cells.low_bits
+        np.copyto(indices, slots)
+        self.counts += np.bincount(indices, minlength=_SLOTS)  # type: ignore[operator]
 
 
-def default_bins_counts(values: np.ndarray) -> np.ndarray:
-    """`np.histogram(values.astype(float), EDGES)[0]` for finite `values`, a contiguous
-    float32 or float64 array, without a sort."""
-    cells = _cells(np.float32 if values.dtype == np.float32 else np.float64)
-    slots = _slot_counts(values, cells)
-    ranks = slots[: _EDGE_COUNT + 1] + slots[_EDGE_COUNT + 1 :][::-1]
-    return ranks[1:_EDGE_COUNT]
+def scan(values: np.ndarray, count: bool = True) -> Scan:
+    """One pass over `values` (flat, contiguous, any real dtype): torch's default-bins
+    counts (if `count`), min and max, the float64 values and numpy's sum of them, each
+    block of values converted, counted and summed while in the caches."""
+    found = _Pass(values, count)
+    total = found.sum(0, values.size)
+    counts = None
+    if found.counts is not None:
+        ranks = found.counts[: _EDGE_COUNT + 1] + found.counts[_EDGE_COUNT + 1 :][::-1]
+        counts = ranks[1:_EDGE_COUNT]
+    return Scan(counts, np.min(found.lows), np.max(found.highs), total, found.wide)

@@ -42,7 +42,7 @@ from summarylib.checks import int_at_least, optional_int_at_least, real_number
 from summarylib.compat.legacy_histogram import histogram_proto as empty_histogram_proto
 from summarylib.compat.legacy_values import serialized
 from summarylib.compat.torch.core import WriterCore
-from summarylib.compat.torch.default_bins import EDGES, default_bins_counts
+from summarylib.compat.torch.default_bins import EDGES, Scan, scan
 from summarylib.compat.torch.histogram_bins import bounded_histogram, merged
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
@@ -72,20 +72,6 @@ def check_bins(tag: str, bins: Any) -> str | int | np.ndarray:
     return edges
 
 
-def _finite(tag: str, values: np.ndarray) -> tuple[np.ndarray, Any, Any]:
-    """`values` without NaN and ±Inf (warned about), and their min and max (None if
-    none is left): a finite spread says all are finite, without a pass of its own."""
-    low, high = values.min(), values.max()
-    with np.errstate(over="ignore", invalid="ignore"):  # a spread past the dtype's range
-        spread_finite = np.isfinite(high - low)
-    if values.dtype.kind == "f" and not spread_finite:
-        values = finite_values(tag, values)
-        if not values.size:
-            return values, None, None
-        low, high = values.min(), values.max()
-    return values, low, high
-
-
 def _support(counts: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """torch's trim: the buckets from the first non-empty one to the last, after one empty
     bucket on the left, and the right edge of each (one empty bucket at the last edge if
@@ -99,29 +85,25 @@ def _support(counts: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.append(0, counts[: last + 1]), edges[: last + 2]
 
 
-def histogram_proto(
-    values: np.ndarray, low: Any, high: Any, bins: str | int | np.ndarray, max_bins: int | None
-) -> Any:
-    """The HistogramProto torch writes for finite, non-empty `values` (a flat array of any
-    real dtype) whose min and max are `low` and `high`, and checked `bins`."""
-    wide = values if values.dtype == np.float64 else values.astype(np.float64)
-    if isinstance(bins, str) and bins == "tensorflow":
-        counted = values if values.dtype in (np.float32, np.float64) else wide
-        if values.dtype == np.float16:
-            counted = values.astype(np.float32)  # exact: float16 is a subset of float32
-        counts, edges = merged(default_bins_counts(counted), EDGES, max_bins)
+def histogram_proto(found: Scan, bins: str | int | np.ndarray, max_bins: int | None) -> Any:
+    """The HistogramProto torch writes for the scan of finite, non-empty values and
+    checked `bins`."""
+    wide = found.wide
+    if found.counts is not None:  # bins="tensorflow"
+        counts, edges = merged(found.counts, EDGES, max_bins)
     else:
         counts, edges = bounded_histogram(wide, bins, max_bins)
     counts, limits = _support(counts, edges)
+    low, high = found.low, found.high
     if low == 0 or high == 0:  # the sign of a zero: as the float64 values' min and max have it
         low, high = wide.min(), wide.max()
     with np.errstate(over="ignore", invalid="ignore"):  # a sum past float64's range is inf
-        total, squares = float(wide.sum()), float(wide.dot(wide))
+        squares = float(wide.dot(wide))
     return histogram_pb2.HistogramProto(
         min=float(low),
         max=float(high),
-        num=float(values.size),
-        sum=total,
+        num=float(wide.size),
+        sum=found.total,
         sum_squares=squares,
         bucket_limit=limits.tolist(),
         bucket=counts.astype(np.float64).tolist(),
@@ -129,13 +111,18 @@ def histogram_proto(
 
 
 def histogram_summary(tag: str, values: np.ndarray, bins: Any, max_bins: int | None) -> bytes:
-    """The serialized Summary of a snapshot of values (on the writer's thread)."""
-    finite, low, high = _finite(tag, values)
-    if low is None:
-        proto = empty_histogram_proto(finite)
-    else:
-        proto = histogram_proto(finite, low, high, bins, max_bins)
-    return serialized([summary_pb2.Summary.Value(tag=tag, histo=proto)])
+    """The serialized Summary of a snapshot of values (on the writer's thread): NaN and
+    ±Inf, found by a min or max that is not finite, are left out with a warning."""
+    count = isinstance(bins, str) and bins == "tensorflow"
+    with np.errstate(over="ignore", invalid="ignore"):
+        found = scan(values, count)
+    if not (np.isfinite(found.low) and np.isfinite(found.high)):
+        values = finite_values(tag, values)
+        if not values.size:
+            return serialized([summary_pb2.Summary.Value(tag=tag, histo=empty_histogram_proto(values))])
+        with np.errstate(over="ignore", invalid="ignore"):
+            found = scan(values, count)
+    return serialized([summary_pb2.Summary.Value(tag=tag, histo=histogram_proto(found, bins, max_bins))])
 
 
 class HistogramMethods(WriterCore):
