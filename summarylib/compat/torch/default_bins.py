@@ -13,16 +13,22 @@ from its bits, exactly:
   4 of a float64's) name a *cell*, a range of magnitudes at most 1/16 wide, less than
   the 10% between edges: at most one edge falls inside a cell. Its bucket is the cell's
   first bucket, plus one from the bit pattern at which the value reaches that edge.
-- One table entry per cell folds both into an integer: adding the value's magnitude bits
-  to it carries into the bucket number exactly at the edge's bit pattern, so a value's
-  bucket is `(table[cell] + magnitude_bits) >> low_bits`: one gather, one add, one shift,
-  then `np.bincount`. Negative values count in a mirrored half (their magnitudes grow
-  as they fall), folded back after counting.
+- One table entry per cell folds both into an integer: adding the value's bits to it
+  carries into the bucket number exactly at the edge's bit pattern, so a value's bucket
+  is `(table[cell] + bits) >> low_bits`: one gather, one add, one shift, then
+  `np.bincount`. Negative values count in a mirrored half (their magnitudes grow as they
+  fall), folded back after counting.
 
 The tables are built from the exact edges with numpy's own comparison (float32 and
 float64 compare exactly in float64), so the counts equal `np.histogram`'s on every
 finite value, signed zeros and subnormals included. float32 values are counted in their
 own bits (a float16's convert exactly); everything else as float64, as torch converts it.
+
+The same pass (`scan`) converts the values to float64, takes their min and max and sums
+them, a block at a time while the block is in the caches. The sum is numpy's pairwise
+sum bit for bit (torch's `values.sum()`): the blocks are the halves numpy splits the
+array into (the first a multiple of 8 long) down to blocks of at most 65,536, each summed
+by numpy's add whole, and added up in numpy's order.
 """
 
 from __future__ import annotations

@@ -15,9 +15,10 @@ field for field as torch's writer (and tensorboardX's) writes them, so readers o
 Either way, more buckets than `max_bins` are merged as torch merges them, then trimmed to
 the support as torch does: the buckets from the first non-empty one to the last, plus
 one empty bucket on the left (HistogramProto holds right edges only: that bucket's limit
-is the support's left edge). min, max, sum (numpy's pairwise sum) and sum_squares (a dot
-product, BLAS's) are computed on the values as float64, as torch computes them, so they
-are the same bits as torch's in the same process.
+is the support's left edge). min, max, sum (numpy's pairwise sum, in one pass with the
+counting: see `default_bins.scan`) and sum_squares (`values.dot(values)`: BLAS's order,
+which no other summation reproduces) are those of the values as float64, as torch
+computes them: the same bits as torch's file holds, written in the same process.
 
 The caller's thread only copies the values, in their own dtype; converting and counting
 happen on the writer's thread.
