@@ -23,6 +23,8 @@ What differs from the torch-shaped writer, as tensorboardX has it:
   the raw one (they differ only for main tags with such characters).
 - `add_audio` takes `[frames]` or `[frames, channels]` clips, mono or stereo, and writes
   the 16-bit samples tensorboardX's soundfile writes (rounded; torch truncates).
+- `add_mesh` writes tensorboardX's one event of `<tag>_1`, `_2`, `_3` values (see
+  `summarylib.compat.tensorboardx_mesh`); a graph's step stats are tagged "profiler".
 - `export_scalars_to_json(path)`: see `summarylib.compat.tensorboardx_export`.
 - `add_openvino_graph(xmlname)`: the graph tensorboardX reads from an OpenVINO IR file
   (see `summarylib.compat.openvino_graph`).
@@ -45,6 +47,7 @@ import numpy as np
 
 from summarylib.compat.openvino_graph import openvino_graph_def
 from summarylib.compat.tensorboardx_export import export_scalars
+from summarylib.compat.tensorboardx_mesh import mesh_summary
 from summarylib.compat.torch.checks import check_tag, check_text
 from summarylib.compat.torch.errors import tensorboardx_converts, with_replaced_writers_errors
 from summarylib.compat.torch.media import tensorboardx_pcm_samples
@@ -53,6 +56,7 @@ from summarylib.compat.torch.writer import SummaryWriter as TorchSummaryWriter
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
 from summarylib.ops.graph.encoding import graph_event
+from summarylib.ops.mesh import encoding as mesh_encoding
 from summarylib.proto import summary_pb2
 
 _COMET_DISABLED = {"disabled": True}
@@ -77,6 +81,7 @@ class SummaryWriter(TorchSummaryWriter):
     # from torch's (order, names): the two libraries' signatures, not a slip of this class.
 
     _converts = staticmethod(tensorboardx_converts)  # its make_np takes lists too
+    _step_stats_tag = "profiler"  # the tag of a graph's step stats
 
     def __init__(
         self,
@@ -352,6 +357,24 @@ class SummaryWriter(TorchSummaryWriter):
             for name in shadows:
                 delattr(self, name)
             self._in_metadata_block = False
+
+    def add_mesh(
+        self,
+        tag: str,
+        vertices: Any,
+        colors: Any = None,
+        faces: Any = None,
+        config_dict: dict | None = None,
+        global_step: int | None = None,
+        walltime: float | None = None,
+    ) -> None:
+        """Write a mesh or point cloud as tensorboardX does: one event of its components,
+        tagged `<tag>_1`, `_2`, `_3` (see `tensorboardx_mesh`)."""
+        tag = self._tag("add_mesh", tag)
+        parts = mesh_encoding.prepare(tag, vertices, faces, colors, config_dict, None)
+        self._queue(
+            "add_mesh", tag, global_step, mesh_summary, (tag, parts, config_dict is not None), walltime
+        )
 
     def add_onnx_graph(self, onnx_model_file: Any) -> None:
         """tensorboardX's ONNX graph import: not supported."""

@@ -45,7 +45,7 @@ def _as_repeated(tensor: tensor_pb2.TensorProto, as_float: bool) -> None:
     `as_float`), where torch writes one."""
     if not tensor.tensor_content or tensor.dtype not in _CONTENT_TYPES:
         return
-    array = np.frombuffer(tensor.tensor_content, _CONTENT_TYPES[tensor.dtype])
+    array: np.ndarray = np.frombuffer(tensor.tensor_content, _CONTENT_TYPES[tensor.dtype])
     if as_float:
         tensor.dtype, array = types_pb2.DT_FLOAT, array.astype(np.float32)
     elif tensor.dtype not in _FIELDS:
