@@ -1,7 +1,8 @@
 """The PNG encoder: files about as small as pillow's at its default compression (what TF's and
 tensorboardX's event files hold) for every kind of image people log (real photographs, charts,
-gradients, text, parameter maps, the weights of a trained model, noise), pixels that decode
-back exactly through pillow and TensorBoard, and every row filter right on the edge cases."""
+gradients, text, antialiased and two-level, parameter maps, the weights of a trained model,
+noise), pixels that decode back exactly through pillow and TensorBoard, and every row filter
+right on the edge cases."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 import summarylib as sl
 from summarylib.compat import v1
@@ -74,6 +75,22 @@ def text(height: int = 256, width: int = 256) -> np.ndarray:
     return np.asarray(canvas)[..., None].copy()
 
 
+def two_level_text(height: int = 256, width: int = 256, mode: str = "L") -> np.ndarray:
+    """Black words on white in pillow's bitmap font, pixels 0 or 255 only: text as pillow
+    10's default font draws it (later pillows' default font is antialiased; the bitmap font
+    is the same in every version), the two-level kind masks and binary plots share."""
+    font = getattr(ImageFont, "load_default_imagefont", ImageFont.load_default)()
+    canvas = Image.new(mode, (width, height), "white")
+    draw = ImageDraw.Draw(canvas)
+    words = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog")
+    words += ("loss", "accuracy", "epoch", "step")
+    rng = np.random.default_rng(1)
+    for line in range(height // 12):
+        draw.text((4, 2 + 12 * line), " ".join(rng.choice(words, 6)), fill="black", font=font)
+    pixels = np.asarray(canvas)
+    return (pixels[..., None] if pixels.ndim == 2 else pixels).copy()
+
+
 def parameter_map(height: int = 256, width: int = 256) -> np.ndarray:
     """A one-channel float map in [0, 1]: a smooth pattern under noise, as weights look."""
     rng = np.random.default_rng(2)
@@ -95,6 +112,9 @@ KINDS = {
         ..., None
     ],
     "text": text,
+    "two-level text": two_level_text,
+    "two-level text, RGB": lambda: two_level_text(mode="RGB"),
+    "two-level text, 512x512": lambda: two_level_text(512, 512),
     "parameter map (float)": parameter_map,
     "noise": noise,
     "large gray noise": lambda: noise(1000, 1000, 1),
@@ -278,3 +298,8 @@ def test_encodes_the_same_pixels_without_isal_or_libdeflate(tmp_path, missing):
     assert len(messages) == len(missing), messages
     for package, message in zip(missing, messages, strict=True):
         assert message.startswith(f"RuntimeWarning: summarylib: {package} cannot be imported")
+
+
+def test_two_level_text_is_two_level():
+    # What the two-level kinds above stand for: only black and white, whatever pillow's version.
+    assert set(np.unique(two_level_text())) == {0, 255}
