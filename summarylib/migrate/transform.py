@@ -45,6 +45,7 @@ class Migrator(ContextAwareTransformer):
         super().__init__(context)
         self.rules = rules
         self.report = report
+        self._pending: list[cst.ImportFrom] = []  # imports to add after the current statement
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
@@ -150,11 +151,10 @@ class Migrator(ContextAwareTransformer):
             self.report.changes.append(Change(where, _code(statement), after, tf1_v2.LOOP_NOTE))
         return updated.with_changes(body=tf1_v2.rewrite_body(updated.body, regions))
 
-    def leave_ImportFrom(
-        self, original: cst.ImportFrom, updated: cst.ImportFrom
-    ) -> cst.BaseSmallStatement | cst.FlattenSentinel:
+    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.BaseSmallStatement:
         """Moves the from-imported names a rule moves to `from <target module> import <name>`,
-        keeping the local name, so the code that uses them stays as it is."""
+        keeping the local name, so the code that uses them stays as it is; a name split off
+        an import that keeps others goes onto a line of its own (leave_SimpleStatementLine)."""
         if original.relative or isinstance(original.names, cst.ImportStar) or original.module is None:
             return updated
         module = cst.helpers.get_full_name_for_node_or_raise(original.module)
@@ -184,6 +184,30 @@ class Migrator(ContextAwareTransformer):
                 whitespace_before_import=updated.whitespace_before_import,
                 whitespace_after_import=updated.whitespace_after_import,
             )
-            return cst.FlattenSentinel([first, *moved[1:]])
+            self._pending.extend(moved[1:])
+            return first
         last = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return cst.FlattenSentinel([updated.with_changes(names=[*kept[:-1], last]), *moved])
+        self._pending.extend(moved)
+        return updated.with_changes(names=[*kept[:-1], last])
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.FlattenSentinel:
+        """The imports a split from-import adds, each on a line of its own after this one
+        (one statement a line: never `...; from summarylib... import X` on an existing line)."""
+        if not self._pending:
+            return updated
+        added = [cst.SimpleStatementLine(body=[statement]) for statement in self._pending]
+        self._pending.clear()
+        return cst.FlattenSentinel([updated, *added])
+
+    def leave_SimpleStatementSuite(
+        self, original: cst.SimpleStatementSuite, updated: cst.SimpleStatementSuite
+    ) -> cst.SimpleStatementSuite:
+        """In a one-line body (`if x: from a import b`), the added imports stay on that line,
+        the only place they can go without changing the block's shape."""
+        if not self._pending:
+            return updated
+        body = [*updated.body, *self._pending]
+        self._pending.clear()
+        return updated.with_changes(body=body)
