@@ -23,7 +23,6 @@ from summarylib.compat.tensorboardx_writer import SummaryWriter
 from tests.hostile_contract import check_error
 from tests.hostile_values import examples, hostile, steps, strings, tags
 from tests.tensorboard_data import read_scalars
-from tests.test_hostile_torch import PARAMETERS as TORCH_PARAMETERS
 
 NOT_FUZZED = {"export_scalars_to_json", "add_onnx_graph", "add_openvino_graph", "use_metadata", "logdir"}
 METHODS = sorted(
@@ -36,7 +35,6 @@ DELEGATES = {
     "add_images": ("image",),
     "add_image_with_boxes": ("image",),
     "add_audio": ("audio",),
-    "add_mesh": ("mesh",),
 }
 
 numbers = st.one_of(st.floats(), st.integers(-(2**65), 2**65), st.sampled_from([None, "4", np.array([1, 2])]))
@@ -73,8 +71,6 @@ PARAMETERS: dict[str, st.SearchStrategy[Any]] = {
     "sample_rate": numbers,
     "labels": st.one_of(st.none(), st.lists(strings, max_size=2)),
     "kwargs": st.one_of(st.just({}), st.fixed_dictionaries({"rescale": numbers}), st.just({"bogus": 1})),
-    # add_mesh's, as torch's contract fuzzes them (tensorboardX writes its own record).
-    **{name: TORCH_PARAMETERS[name] for name in ("vertices", "colors", "faces", "config_dict")},
 }
 
 

@@ -56,7 +56,6 @@ from summarylib.compat.torch.writer import SummaryWriter as TorchSummaryWriter
 from summarylib.ops.convert import as_real_array
 from summarylib.ops.errors import op_error
 from summarylib.ops.graph.encoding import graph_event
-from summarylib.ops.mesh import encoding as mesh_encoding
 from summarylib.proto import summary_pb2
 
 _COMET_DISABLED = {"disabled": True}
@@ -358,23 +357,12 @@ class SummaryWriter(TorchSummaryWriter):
                 delattr(self, name)
             self._in_metadata_block = False
 
-    def add_mesh(
-        self,
-        tag: str,
-        vertices: Any,
-        colors: Any = None,
-        faces: Any = None,
-        config_dict: dict | None = None,
-        global_step: int | None = None,
-        walltime: float | None = None,
+    def _queue_mesh(
+        self, tag: str, parts: list, configured: bool, global_step: Any, walltime: float | None
     ) -> None:
-        """Write a mesh or point cloud as tensorboardX does: one event of its components,
-        tagged `<tag>_1`, `_2`, `_3` (see `tensorboardx_mesh`)."""
-        tag = self._tag("add_mesh", tag)
-        parts = mesh_encoding.prepare(tag, vertices, faces, colors, config_dict, None)
-        self._queue(
-            "add_mesh", tag, global_step, mesh_summary, (tag, parts, config_dict is not None), walltime
-        )
+        """Queue `add_mesh`'s prepared parts as tensorboardX writes them: one event of
+        `<tag>_1`, `_2`, `_3` values (see `tensorboardx_mesh`)."""
+        self._queue("add_mesh", tag, global_step, mesh_summary, (tag, parts, configured), walltime)
 
     def add_onnx_graph(self, onnx_model_file: Any) -> None:
         """tensorboardX's ONNX graph import: not supported."""

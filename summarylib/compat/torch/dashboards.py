@@ -218,6 +218,14 @@ class DashboardMethods(WriterCore):
         """Write a mesh (`[B, N, 3]` vertices, `[B, F, 3]` faces, `[B, N, 3]` colors 0 to
         255) or, without faces, a point cloud for the mesh dashboard."""
         tag = self._tag("add_mesh", tag)
-        for part in mesh_encoding.prepare(tag, vertices, faces, colors, config_dict, None):
-            args = (mesh_encoding.summary, part, True)  # all float32, as torch writes a mesh
+        parts = mesh_encoding.prepare(tag, vertices, faces, colors, config_dict, None)
+        self._queue_mesh(tag, parts, config_dict is not None, global_step, walltime)
+
+    def _queue_mesh(
+        self, tag: str, parts: list, configured: bool, global_step: Any, walltime: float | None
+    ) -> None:
+        """Queue the prepared mesh `parts` as torch writes them: an event a component, all
+        float32 (tensorboardX's writer writes its own record here)."""
+        for part in parts:
+            args = (mesh_encoding.summary, part, True)
             self._queue("add_mesh", tag, global_step, torch_layout, args, walltime)
