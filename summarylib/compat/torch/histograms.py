@@ -15,10 +15,10 @@ field for field as torch's writer (and tensorboardX's) writes them, so readers o
 Either way, more buckets than `max_bins` are merged as torch merges them, then trimmed to
 the support as torch does: the buckets from the first non-empty one to the last, plus
 one empty bucket on the left (HistogramProto holds right edges only: that bucket's limit
-is the support's left edge). min, max, sum (numpy's pairwise sum, in one pass with the
-counting: see `default_bins.scan`) and sum_squares (`values.dot(values)`: BLAS's order,
-which no other summation reproduces) are those of the values as float64, as torch
-computes them: the same bits as torch's file holds, written in the same process.
+is the support's left edge). min, max and sum (numpy's pairwise sum) are those of the
+values as float64, bit for bit, found in one pass with the counting (`default_bins.scan`);
+sum_squares is the same pairwise sum of the squares, where torch's is BLAS's dot: equal
+to the last bits or so, not always in them (see `default_bins` for why not BLAS).
 
 The caller's thread only copies the values, in their own dtype; converting and counting
 happen on the writer's thread.
@@ -86,26 +86,26 @@ def _support(counts: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.append(0, counts[: last + 1]), edges[: last + 2]
 
 
-def histogram_proto(found: Scan, bins: str | int | np.ndarray, max_bins: int | None) -> Any:
-    """The HistogramProto torch writes for the scan of finite, non-empty values and
+def histogram_proto(
+    values: np.ndarray, found: Scan, bins: str | int | np.ndarray, max_bins: int | None
+) -> Any:
+    """The HistogramProto torch writes for finite, non-empty `values`, their scan and
     checked `bins`."""
-    wide = found.wide
     if found.counts is not None:  # bins="tensorflow"
         counts, edges = merged(found.counts, EDGES, max_bins)
     else:
-        counts, edges = bounded_histogram(wide, bins, max_bins)
+        counts, edges = bounded_histogram(found.wide, bins, max_bins)
     counts, limits = _support(counts, edges)
     low, high = found.low, found.high
     if low == 0 or high == 0:  # the sign of a zero: as the float64 values' min and max have it
+        wide = values.astype(np.float64, copy=False)
         low, high = wide.min(), wide.max()
-    with np.errstate(over="ignore", invalid="ignore"):  # a sum past float64's range is inf
-        squares = float(wide.dot(wide))
     return histogram_pb2.HistogramProto(
         min=float(low),
         max=float(high),
-        num=float(wide.size),
+        num=float(values.size),
         sum=found.total,
-        sum_squares=squares,
+        sum_squares=found.squares,
         bucket_limit=limits.tolist(),
         bucket=counts.astype(np.float64).tolist(),
     )
@@ -115,15 +115,15 @@ def histogram_summary(tag: str, values: np.ndarray, bins: Any, max_bins: int | N
     """The serialized Summary of a snapshot of values (on the writer's thread): NaN and
     ±Inf, found by a min or max that is not finite, are left out with a warning."""
     count = isinstance(bins, str) and bins == "tensorflow"
-    with np.errstate(over="ignore", invalid="ignore"):
-        found = scan(values, count)
-    if not (np.isfinite(found.low) and np.isfinite(found.high)):
-        values = finite_values(tag, values)
-        if not values.size:
-            return serialized([summary_pb2.Summary.Value(tag=tag, histo=empty_histogram_proto(values))])
-        with np.errstate(over="ignore", invalid="ignore"):
-            found = scan(values, count)
-    return serialized([summary_pb2.Summary.Value(tag=tag, histo=histogram_proto(found, bins, max_bins))])
+    with np.errstate(over="ignore", invalid="ignore"):  # sums past float64's range are inf
+        found = scan(values, count, keep_wide=not count)
+        if not (np.isfinite(found.low) and np.isfinite(found.high)):
+            values = finite_values(tag, values)
+            if not values.size:
+                return serialized([summary_pb2.Summary.Value(tag=tag, histo=empty_histogram_proto(values))])
+            found = scan(values, count, keep_wide=not count)
+    proto = histogram_proto(values, found, bins, max_bins)
+    return serialized([summary_pb2.Summary.Value(tag=tag, histo=proto)])
 
 
 class HistogramMethods(WriterCore):
