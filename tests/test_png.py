@@ -226,7 +226,14 @@ def test_every_deflate_route_round_trips(height, width, channels, noise_range, n
 @pytest.mark.parametrize("ratio", [None, 0.01, 0.2, 0.5, 0.99])
 def test_each_deflate_route_is_a_zlib_stream_of_the_data(ratio):
     data = np.add.outer(np.arange(300), np.arange(400)).astype(np.uint8) // 3
-    assert zlib.decompress(png_deflate.deflate(data, ratio)) == data.tobytes()
+    assert zlib.decompress(b"".join(png_deflate.deflate(data, ratio))) == data.tobytes()
+
+
+@pytest.mark.parametrize("size", [0, 1, 65534, 65535, 65536, 2 * 65535, 2 * 65535 + 1])
+def test_stored_streams_split_into_blocks_where_deflate_says(size):
+    # Stored blocks hold at most 65535 bytes each, the last one marked final.
+    data = np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8)
+    assert zlib.decompress(b"".join(png_deflate.stored(data))) == data.tobytes()
 
 
 def test_noise_is_stored_and_smooth_images_are_filtered():

@@ -21,7 +21,8 @@ Written by hand, with numpy and fast deflate libraries, for speed; what makes PN
   page of eight 3% larger).
 - Deflate (`summarylib.ops.image.png_deflate`): ISA-L's fast level, libdeflate or zlib as the
   sample's redundancy calls for; an image whose sample does not compress (noise) is stored,
-  as pillow's output then is too, at the cost of a copy.
+  as pillow's output then is too, unfiltered, at the cost of two copies (the filter bytes
+  put before each row, then the one join that makes the PNG).
 
 Measured on real photographs, photo-like, plot, gradient, text (antialiased and two-level),
 parameter-map and noise images: at most 1.1x the bytes of pillow's PNGs at its default
@@ -37,7 +38,7 @@ import struct
 
 import numpy as np
 
-from summarylib.ops.image.png_deflate import INCOMPRESSIBLE, crc32, deflate, fast
+from summarylib.ops.image.png_deflate import INCOMPRESSIBLE, Part, crc32, deflate, fast
 
 NONE, SUB, UP, AVERAGE, PAETH = range(5)
 FILTERS = (NONE, SUB, UP, AVERAGE, PAETH)
@@ -80,12 +81,7 @@ def encode_png(image: np.ndarray, filter_type: int | None = None) -> bytes:
         ratio = sample_ratio(scanlines)
     header = _HEADER.pack(width, height, 8, _COLOR_TYPES[channels], 0, 0, 0)
     return b"".join(
-        [
-            _SIGNATURE,
-            *_chunk(b"IHDR", header),
-            *_chunk(b"IDAT", deflate(scanlines, ratio)),
-            *_END,
-        ]
+        [_SIGNATURE, *_chunk(b"IHDR", [header]), *_chunk(b"IDAT", deflate(scanlines, ratio)), *_END]
     )
 
 
@@ -206,9 +202,12 @@ def _paeth(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     return prediction
 
 
-def _chunk(kind: bytes, data: bytes) -> tuple[bytes, bytes, bytes, bytes]:
-    """A PNG chunk's parts: length, type, data, CRC-32 of type and data."""
-    return _UINT32.pack(len(data)), kind, data, _UINT32.pack(crc32(data, crc32(kind, 0)))
+def _chunk(kind: bytes, data: list[Part]) -> list[Part]:
+    """A PNG chunk's parts: length, type, the data (in parts), CRC-32 of type and data."""
+    crc = crc32(kind, 0)
+    for part in data:
+        crc = crc32(part, crc)
+    return [_UINT32.pack(sum(map(len, data))), kind, *data, _UINT32.pack(crc)]
 
 
-_END = _chunk(b"IEND", b"")
+_END = _chunk(b"IEND", [])
