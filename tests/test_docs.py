@@ -1,235 +1,128 @@
 """The README and the documentation site, as a reader meets them: the site builds with
 `mkdocs build --strict` (API reference included), and every code block of README.md and
-docs/**/*.md runs, so what the pages show is what the library does.
+docs/**/*.md runs as shown when copied alone into a fresh directory (the convention a page
+writer follows is in tests/docs_blocks.py), so what the pages show is what the library does.
 
-How a page's code blocks run (the convention a page writer follows):
-
-- Every fenced block names its language. ```python blocks run in order, in one namespace
-  per page (as in a notebook), in a fresh temporary working directory. ```sh / ```bash
-  blocks run there in bash and must exit 0. ```console blocks hold `$ command` lines, each
-  followed by what it prints (stdout and stderr): each command runs in one bash session,
-  and its output must match what is shown, after normalizing what differs from run to run
-  (event-file names, wall times, byte sizes, runs of spaces). A line `...` in the shown
-  output stands for any number of lines. Other languages (diff, text, yaml, toml, json)
-  are shown, not run.
-- `<!-- docs-test: skip REASON -->` on the line before a block: shown, not run (it starts a
-  server, installs packages, needs a bucket or a GPU). The reason is required.
-- `<!-- docs-test: setup` ... `-->` before a block: hidden Python, run in the page's
-  namespace before the block (the minimal fixtures: a loss value, a small model, a file to
-  migrate). `REPO` is the checkout's root there, and `cleanup`, a `contextlib.ExitStack`
-  closed after the page, takes a fixture that must stop (moto's S3 server).
-
-The comments are HTML, so the rendered pages (and GitHub's README) do not show them. A page
-whose Python needs a framework that is not installed (torch, Keras, moto) is skipped,
-naming it.
+The blocks run as subprocesses, several at once (a bounded pool of threads, each waiting on
+its own block's processes), and each block is reported as a test of its own.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
+import concurrent.futures
 import importlib.util
 import os
 import re
 import subprocess
 import sys
-import textwrap
+import tempfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-RUN = {"python", "sh", "bash", "console"}
-SHOWN = {"diff", "text", "yaml", "toml", "json"}
-FENCE = re.compile(r"^(?P<indent>\s*)```(?P<lang>[\w-]*)\s*$")
-SKIP = re.compile(r"^\s*<!-- docs-test: skip(?P<reason>.*?)-->\s*$")
-SETUP = re.compile(r"^\s*<!-- docs-test: setup\s*$")
-END_MARK = "@@docs-test: end of command@@"
-# What differs between two runs of the same command.
-VARYING = [
-    (re.compile(r"events\.out\.tfevents\.\d+\.\S+?\.\d+\.\d+\.v2"), "events.out.tfevents.<file>"),
-    (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"), "<time>"),
-    (re.compile(r"\b\d+(\.\d+)? (B|KiB|MiB|GiB)\b"), "<size>"),
-]
+from tests.docs_blocks import HIDDEN_SETUP, PAGES, ROOT, Block, Outcome, blocks_of, run_block, runnable_blocks
+
+BLOCKS = runnable_blocks()
+# Blocks run at once: most of a block's time is a new interpreter importing its modules,
+# so a few at a time keep two cores busy without starving each other.
+WORKERS = int(os.environ.get("SUMMARYLIB_DOCS_WORKERS", "3"))
 
 
-@dataclasses.dataclass
-class Block:
-    """One fenced code block of a page, with the directives written before it."""
-
-    page: Path
-    line: int
-    lang: str
-    code: str
-    skip: str | None
-    setup: list[str]
-
-    @property
-    def where(self) -> str:
-        return f"{self.page.relative_to(ROOT)}:{self.line}"
+@pytest.fixture(scope="session")
+def outcomes(request) -> dict[Block, concurrent.futures.Future[Outcome]]:
+    """The blocks of the selected tests, started together on a bounded pool: each test
+    waits for its own block only."""
+    selected = [
+        item.callspec.params["block"]
+        for item in request.session.items
+        if hasattr(item, "callspec") and "block" in item.callspec.params
+    ]
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS)
+    request.addfinalizer(lambda: pool.shutdown(wait=True, cancel_futures=True))
+    return {block: pool.submit(_run_in_fresh_directory, block) for block in selected}
 
 
-def blocks_of(page: Path) -> list[Block]:
-    """The page's fenced blocks, each with the skip and setup comments just before it."""
-    lines = page.read_text(encoding="utf-8").splitlines()
-    found: list[Block] = []
-    skip: str | None = None
-    setup: list[str] = []
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        if match := SKIP.match(line):
-            skip = match["reason"].strip()
-            assert skip, f"{page.name}:{index + 1}: a skipped block needs a reason"
-        elif SETUP.match(line):
-            end = next(i for i in range(index + 1, len(lines)) if lines[i].strip() == "-->")
-            setup.append(textwrap.dedent("\n".join(lines[index + 1 : end])))
-            index = end
-        elif match := FENCE.match(line):
-            indent, lang = match["indent"], match["lang"]
-            end = next(i for i in range(index + 1, len(lines)) if lines[i].strip() == "```")
-            code = "\n".join(text[len(indent) :] for text in lines[index + 1 : end])
-            where = f"{page.name}:{index + 1}"
-            assert lang in RUN | SHOWN, f"{where}: a code block needs a language, got {lang!r}"
-            found.append(Block(page, index + 1, lang, code, skip, setup))
-            skip, setup, index = None, [], end
-        index += 1
-    return found
+def _run_in_fresh_directory(block: Block) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix="docs-block-") as workdir:
+        return run_block(block, Path(workdir))
 
 
-def normalized(text: str, workdir: Path) -> list[str]:
-    """Lines as compared: the working directory, file names, times and sizes made neutral."""
-    text = text.replace(str(workdir) + os.sep, "").replace(str(workdir), ".")
-    for pattern, neutral in VARYING:
-        text = pattern.sub(neutral, text)
-    lines = [" ".join(line.split()) for line in text.splitlines()]
-    while lines and not lines[-1]:
-        lines.pop()
-    while lines and not lines[0]:
-        lines.pop(0)
-    return lines
-
-
-def matches(shown: list[str], printed: list[str]) -> bool:
-    """Whether the printed lines are the shown ones, a `...` line standing for any lines."""
-    if not shown:
-        return not printed
-    if shown[0] == "...":
-        return any(matches(shown[1:], printed[start:]) for start in range(len(printed) + 1))
-    return bool(printed) and shown[0] == printed[0] and matches(shown[1:], printed[1:])
-
-
-def console_commands(block: Block) -> list[tuple[str, list[str]]]:
-    """A console block's `$ command` lines, each with the output shown after it."""
-    commands: list[tuple[str, list[str]]] = []
-    for line in block.code.splitlines():
-        if line.startswith("$ "):
-            commands.append((line[2:], []))
-        else:
-            assert commands, f"{block.where}: a console block starts with a `$ ` command"
-            commands[-1][1].append(line)
-    return commands
-
-
-def shell_env() -> dict[str, str]:
-    """The environment of a page's shell blocks: this interpreter's `python` first on PATH."""
-    env = dict(os.environ)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    env.setdefault("KERAS_BACKEND", "torch")
-    return env
-
-
-def run_console(block: Block, workdir: Path) -> None:
-    commands = console_commands(block)
-    # Each command's status survives the marker, so `echo $?` reports the command before it.
-    after = f"__rc=$?; echo; echo '{END_MARK}'; (exit $__rc)"
-    script = "".join(f"{command}\n{after}\n" for command, _ in commands)
-    result = subprocess.run(
-        ["bash", "-c", script],
-        cwd=workdir,
-        env=shell_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=120,
-    )
-    outputs = result.stdout.split(END_MARK + "\n")
-    assert len(outputs) == len(commands) + 1, f"{block.where}: the shell stopped early\n{result.stdout}"
-    for (command, shown), printed in zip(commands, outputs[:-1], strict=True):
-        expected = normalized("\n".join(shown), workdir)
-        got = normalized(printed, workdir)
-        assert matches(expected, got), (
-            f"{block.where}: `{command}` printed\n"
-            + "\n".join(got)
-            + "\n\nbut the page shows\n"
-            + "\n".join(expected)
-        )
-
-
-def run_shell(block: Block, workdir: Path) -> None:
-    result = subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", block.code],
-        cwd=workdir,
-        env=shell_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    output = f"{result.stdout}\n{result.stderr}"
-    assert result.returncode == 0, f"{block.where}: exit {result.returncode}\n{output}"
-
-
-def run_python(code: str, where: str, namespace: dict[str, object]) -> None:
-    """Run a block in the page's namespace; a page about a framework that is not installed
-    (torch, Keras, moto, ...) is skipped, as that framework's own tests are."""
-    try:
-        exec(compile(code, where, "exec"), namespace)
-    except ModuleNotFoundError as error:
-        if error.name is None or error.name.split(".")[0] in {"summarylib", "tests", "examples"}:
-            raise
-        pytest.skip(f"{where} needs {error.name}, which is not installed")
-
-
-# Modules a page's shell commands run, and the optional package each needs: without it the
-# page is skipped, as one whose Python needs a framework that is not installed.
-SHELL_NEEDS = {"summarylib.migrate": "libcst"}
-
-
-def skip_without_what_its_commands_need(block: Block) -> None:
-    for module, package in SHELL_NEEDS.items():
-        if module in block.code and importlib.util.find_spec(package) is None:
-            pytest.skip(f"{block.where} runs {module}, which needs {package}, which is not installed")
-
-
-def run_page(page: Path, workdir: Path) -> None:
-    """Every block of the page in order; Python ones in the page's one namespace."""
-    with contextlib.ExitStack() as cleanup:
-        namespace: dict[str, object] = {"__name__": "__docs__", "REPO": str(ROOT), "cleanup": cleanup}
-        for block in blocks_of(page):
-            if block.skip is not None or block.lang in SHOWN:
-                continue
-            for code in block.setup:
-                run_python(code, f"{block.where} (setup)", namespace)
-            if block.lang == "python":
-                run_python(block.code, block.where, namespace)
-            elif block.lang == "console":
-                skip_without_what_its_commands_need(block)
-                run_console(block, workdir)
-            else:
-                skip_without_what_its_commands_need(block)
-                run_shell(block, workdir)
-        for value in namespace.values():  # the writers a page left open, as its reader's exit would
-            close = getattr(value, "close", None)
-            if type(value).__module__.startswith("summarylib") and callable(close):
-                close()
-
-
-@pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(ROOT)) for page in PAGES])
+@pytest.mark.parametrize("block", BLOCKS, ids=[block.where for block in BLOCKS])
 @pytest.mark.slow
-def test_every_code_block_of_the_page_runs_and_prints_what_it_shows(page, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    run_page(page, tmp_path)
+def test_every_code_block_runs_alone_as_shown(block, outcomes):
+    outcome = outcomes[block].result()
+    if outcome.status == "skipped":
+        pytest.skip(outcome.message)
+    assert outcome.status == "passed", outcome.message
+
+
+def test_no_page_hides_setup_from_its_reader():
+    """What a block needs is in the block: neither GitHub nor the site shows HTML comments."""
+    hiding = [
+        str(page.relative_to(ROOT)) for page in PAGES if HIDDEN_SETUP.search(page.read_text(encoding="utf-8"))
+    ]
+    assert not hiding, f"pages with hidden setup: {hiding}"
+
+
+def test_a_keras_example_sets_its_backend_before_importing_keras():
+    """Keras defaults to TensorFlow's backend: a block that imports Keras says which one."""
+    for block in BLOCKS:
+        code = block.code
+        position = min(
+            (code.find(text) for text in ("import keras", "from keras") if text in code), default=-1
+        )
+        if position >= 0 and block.skip is None:
+            assert "KERAS_BACKEND" in code[:position], f"{block.where} imports keras without KERAS_BACKEND"
+
+
+SHOWN_NAME = re.compile(r"events\.out\.tfevents\.[\w.{}:-]*\.v2\b")
+
+
+def name_shape(name: str) -> tuple[object, ...]:
+    """What two event files' names share when the same code wrote them at other times, on
+    other hosts, in other processes: the fields' kinds and the widths of the padded ones
+    (`events.out.tfevents.{seconds}.{host}.{pid}.{counter...}.v2`)."""
+    fields = name.removeprefix("events.out.tfevents.").removesuffix(".v2").split(".")
+    seconds, rest = fields[0], fields[1:]
+    digits = [index for index, field in enumerate(rest) if field.isdigit()]
+    assert seconds.isdigit() and digits and digits[0] > 0, f"not an event file's name: {name}"
+    counters = rest[digits[0] + 1 :]  # after the host and the pid
+    return (len(seconds), "host", "pid", *(len(field) for field in counters))
+
+
+@pytest.fixture(scope="module")
+def written_shapes(tmp_path_factory) -> dict[str, tuple[object, ...]]:
+    """The shapes of the names real runs get: a local run's file and an object store's
+    segment (fsspec's memory filesystem stands in for the store)."""
+    import summarylib as sl
+
+    local = tmp_path_factory.mktemp("names")
+    sl.create_file_writer(str(local)).close()
+    shapes = {"local": name_shape(next(local.glob("events.out.tfevents.*")).name)}
+    if importlib.util.find_spec("fsspec") is not None:
+        import fsspec
+
+        writer = sl.create_file_writer("memory://docs-names/run")
+        with writer.as_default():  # a segment is uploaded once it holds an event
+            sl.scalar("loss", 0.5, step=0)
+        writer.close()
+        (segment,) = fsspec.filesystem("memory").ls("/docs-names/run", detail=False)
+        shapes["segment"] = name_shape(os.path.basename(segment))
+    return shapes
+
+
+def test_the_event_file_names_shown_are_shaped_as_written(written_shapes):
+    """Every event file name or name pattern the pages show has the shape of a real one
+    (the zero-padded counter, a segment's number); a pattern is filled in to compare."""
+    fill = {"seconds": 1796173146, "hostname": "vm", "pid": 7886, "counter": 0, "writer": 0, "number": 0}
+    shown = []
+    for page in PAGES:
+        for name in SHOWN_NAME.findall(page.read_text(encoding="utf-8")):
+            shown.append((page.relative_to(ROOT), name, name.format(**fill) if "{" in name else name))
+    assert shown, "the pages show event file names"
+    real = set(written_shapes.values())
+    wrong = [(str(page), name) for page, name, filled in shown if name_shape(filled) not in real]
+    assert not wrong, f"names not shaped as written ({written_shapes}): {wrong}"
 
 
 def test_the_readme_starts_with_the_command_ci_runs_and_the_demo():
