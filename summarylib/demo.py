@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 
 import numpy as np
 
@@ -142,11 +143,14 @@ def write_demo_run(logdir: str, steps: int = 100) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m summarylib.demo", description=__doc__.splitlines()[0])
     parser.add_argument("--logdir", default=os.path.join("runs", "demo"), help="where to write the run")
     parser.add_argument("--steps", type=int, default=100, help="training steps to simulate")
     args = parser.parse_args(argv)
     path = write_demo_run(args.logdir, args.steps)
+    protocol, found, _ = args.logdir.partition("://")
+    if found and "://" not in path:  # an object store's writer names its object without the protocol
+        path = f"{protocol}://{path}"
     tags: dict[str, int] = {}
     for event in iter_events(path):
         for value in event.summary.value:
@@ -156,10 +160,12 @@ def main(argv: list[str] | None = None) -> None:
     print(f"wrote {path}")
     for tag, count in sorted(tags.items()):
         print(f"  {tag}: {count} events")
-    print("\nto look at it:")
-    print(
-        f"  tensorboard --logdir {args.logdir}     (pip install tensorboard; then open http://localhost:6006)"
-    )
+    # TensorBoard from this environment: its Live tab is summarylib's plugin, found only here.
+    bin_dir = os.path.dirname(sys.executable)
+    print("\nto look at it, with TensorBoard installed beside summarylib:")
+    print(f"  {os.path.join(bin_dir, 'pip')} install tensorboard")
+    print(f"  {os.path.join(bin_dir, 'tensorboard')} --logdir {args.logdir}")
+    print("then open http://localhost:6006 (the Live tab: http://localhost:6006/#summarylib_live)")
 
 
 if __name__ == "__main__":
