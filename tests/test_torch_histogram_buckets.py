@@ -228,3 +228,19 @@ def test_nan_and_inf_are_left_out_with_a_warning_and_the_rest_is_torchs(tmp_path
         run(SummaryWriter, str(tmp_path / "ours"), [("h", values, {})])
     run(TorchWriter, str(tmp_path / "theirs"), [("h", values[3:], {})])
     assert_same_raw(raw_histograms(str(tmp_path / "theirs")), raw_histograms(str(tmp_path / "ours")))
+
+
+def test_values_changed_after_the_call_change_nothing(tmp_path):
+    """The snapshot (recycled memory, the values' own dtype) is what is written."""
+    values = RNG.normal(size=100_000).astype(np.float32)  # large enough for the snapshot pool
+    original = values.copy()
+    with SummaryWriter(str(tmp_path / "ours")) as writer:
+        for step in range(3):
+            writer.add_histogram("h", values, step)
+            values *= 1000.0
+    values = original
+    with TorchWriter(str(tmp_path / "theirs")) as writer:
+        for step in range(3):
+            writer.add_histogram("h", values, step)
+            values = values * np.float32(1000.0)
+    assert_same_raw(raw_histograms(str(tmp_path / "theirs")), raw_histograms(str(tmp_path / "ours")))

@@ -45,7 +45,7 @@ from summarylib.compat.legacy_values import serialized
 from summarylib.compat.torch.core import WriterCore
 from summarylib.compat.torch.default_bins import EDGES, Scan, scan
 from summarylib.compat.torch.histogram_bins import bounded_histogram, merged
-from summarylib.ops.convert import as_real_array
+from summarylib.ops.convert import as_real_array, snapshot
 from summarylib.ops.errors import op_error
 from summarylib.ops.histogram.encoding import finite_values
 from summarylib.proto import histogram_pb2, summary_pb2
@@ -147,9 +147,9 @@ class HistogramMethods(WriterCore):
             raise op_error(
                 ValueError, _OP, tag, "values", f"expected at least one value, got shape {list(array.shape)}"
             )
-        snapshot = np.array(array, order="C").reshape(-1)  # a copy in the values' own dtype
+        copy = snapshot(array, values).reshape(-1)  # in the values' own dtype, in recycled memory
         self._queue(
-            _OP, tag, global_step, histogram_summary, (tag, snapshot, checked_bins, checked_max), walltime
+            _OP, tag, global_step, histogram_summary, (tag, copy, checked_bins, checked_max), walltime
         )
 
     def add_histogram_raw(
