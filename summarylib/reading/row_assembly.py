@@ -77,13 +77,19 @@ def _scalar_parts(
 
 def _protobuf_part(
     records: Records, indices: np.ndarray, names: Names, filters: Filters, keep_events: bool
-) -> tuple[_Part, list[tuple[int, event_pb2.Event]], list[tuple[int, str]]]:
-    """The values of records parsed with protobuf; also their non-summary events (when
-    `keep_events`) and the records that are not Events."""
+) -> tuple[
+    _Part,
+    list[tuple[int, event_pb2.Event]],
+    list[tuple[int, str]],
+    list[tuple[int, summary_pb2.Summary.Value]],
+]:
+    """The values of records parsed with protobuf; also their non-summary events and their
+    values of metadata alone (when `keep_events`), and the records that are not Events."""
     columns: tuple[list, ...] = ([], [], [], [], [], [], [])  # record, sub, tag, step, wall, size, proto
     claims: list[tuple[int, int, str, str]] = []
     events: list[tuple[int, event_pb2.Event]] = []
     bad: list[tuple[int, str]] = []
+    bare: list[tuple[int, summary_pb2.Summary.Value]] = []
     for index in indices.tolist():
         try:
             event = event_pb2.Event.FromString(records.payload(index))
@@ -95,6 +101,8 @@ def _protobuf_part(
                 events.append((records.offset(index), event))
             continue
         _add_values(event, index, records.record_size(index), names, filters, columns, claims)
+        if keep_events:
+            bare.extend((records.offset(index), value) for value in _bare_values(event, filters))
     record, sub, tag, step, wall, size, protos = columns
     part = _Part(
         np.array(record, np.int64),
@@ -108,7 +116,18 @@ def _protobuf_part(
         protos,
         claims,
     )
-    return part, events, bad
+    return part, events, bad, bare
+
+
+def _bare_values(event: event_pb2.Event, filters: Filters) -> list[summary_pb2.Summary.Value]:
+    """The values of a summary event that carry metadata and no data (torch's hparams)."""
+    return [
+        value
+        for value in event.summary.value
+        if value.WhichOneof("value") not in DATA_KINDS
+        and value.HasField("metadata")
+        and (filters.tags is None or value.tag in filters.tags)
+    ]
 
 
 def _add_values(
@@ -202,17 +221,18 @@ def decode_records(
 
     `state` carries each tag's plugin from earlier records of the run and is updated.
     `keep_events` also collects the events that are not summaries (file version, session
-    logs, graphs), and the metadata claims that TensorBoard ignores, for inspection.
+    logs, graphs), the values of metadata alone, and the metadata claims that TensorBoard
+    ignores, for inspection.
     """
     parts, shapes, rest = _scalar_parts(records, names, filters)
-    general, events, bad = _protobuf_part(records, rest, names, filters, keep_events)
+    general, events, bad, bare = _protobuf_part(records, rest, names, filters, keep_events)
     parts.append(general)
     known_from, conflicts = _apply_claims(parts, shapes, state)
     plugins = [_plugin_ids(part, shapes, names, state, known_from) for part in parts]
     rows = _assemble(parts, plugins, shapes, records.offsets())
     rows.bad = bad
     if keep_events:
-        rows.events, rows.conflicts = events, sorted(conflicts)
+        rows.events, rows.conflicts, rows.bare = events, sorted(conflicts), bare
     if filters.plugins is not None:
         allowed = np.zeros(len(names.plugins) + len(filters.plugins), bool)
         allowed[[names.plugin_id(plugin) for plugin in filters.plugins]] = True

@@ -83,6 +83,8 @@ class Rows:
     conflicts: list[tuple[str, str, str]] = field(default_factory=list)  # (tag, kept, ignored plugin)
     bad: list[tuple[int, str]] = field(default_factory=list)  # (offset, why) of records that are no Event
     decoded: dict[int, Any] = field(default_factory=dict)
+    # (offset, value) of values with metadata and no data (kept with `events`)
+    bare: list[tuple[int, summary_pb2.Summary.Value]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.record)
@@ -108,6 +110,7 @@ class Rows:
             conflicts=self.conflicts,
             bad=self.bad,
             decoded=_moved(self.decoded, new_positions),
+            bare=self.bare,
         )
 
 

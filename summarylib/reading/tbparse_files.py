@@ -1,0 +1,169 @@
+"""The values of event files as TensorBoard's `EventAccumulator` files them, for the
+tbparse-compatible reader (summarylib.tbparse): one `FileValues` per event file.
+
+tbparse reads each event file with its own legacy `EventAccumulator`, which files a value by
+its field, not by its plugin: `simple_value` under scalars, `histo` under histograms, `image`
+under images, `audio` under audio and every `tensor` (TensorFlow 2's scalars, histograms and
+images included) under tensors; tags in order of their first value of that kind; and each
+tag's plugin content from its first metadata in the file. Here the same is made from
+summarylib's `Reader`: scalar events read at the byte level keep their number, the others
+their `Summary.Value`, so nothing is decoded before a DataFrame asks for it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from summarylib.proto import summary_pb2
+from summarylib.reading.follow import Reader
+from summarylib.reading.rows import Rows
+
+# The accumulator's kind of each `Summary.Value` field.
+KIND_OF_FIELD = {
+    "simple_value": "scalars",
+    "tensor": "tensors",
+    "histo": "histograms",
+    "image": "images",
+    "audio": "audio",
+}
+KINDS = tuple(KIND_OF_FIELD.values())
+
+
+@dataclass
+class KindValues:
+    """The values of one kind of one file, in file order.
+
+    `tags` in order of their first value (the accumulator's order); per value its tag (an
+    index into `tags`), step and wall time, its number where it was read at the byte level
+    (a float32/float64 scalar), and its `Summary.Value` otherwise (None where read at the
+    byte level).
+    """
+
+    tags: list[str]
+    tag: np.ndarray
+    step: np.ndarray
+    wall_time: np.ndarray
+    number: np.ndarray
+    protos: list[summary_pb2.Summary.Value | None]
+
+    def __len__(self) -> int:
+        return len(self.tag)
+
+
+@dataclass
+class FileValues:
+    """What the accumulator of one event file holds: values by kind, and per plugin
+    {tag: content} from each tag's first metadata that names a plugin."""
+
+    kinds: dict[str, KindValues]
+    contents: dict[str, dict[str, bytes]] = field(default_factory=dict)
+
+
+def key(path: str) -> str:
+    """The one spelling of a local path that the reader and the directory walk share."""
+    return os.path.normcase(os.path.abspath(path))
+
+
+def read_files(path: str) -> dict[str, FileValues]:
+    """{key(file): FileValues} of every event file at `path` (an event file or a directory,
+    searched as TensorBoard finds runs). Damaged records are skipped (`tolerant`)."""
+    reader = Reader(path, tolerant=True)
+    pieces: dict[str, list[Rows]] = {}
+    for batch in reader.batches(keep_events=True):
+        pieces.setdefault(key(batch.path), []).append(batch.rows)
+        batch.commit()
+    tags = reader.names.tags
+    return {path: _file_values(rows, tags) for path, rows in pieces.items()}
+
+
+def _file_values(pieces: list[Rows], tag_names: list[str]) -> FileValues:
+    kind_names: list[np.ndarray] = []
+    columns: dict[str, list[np.ndarray]] = {"tag": [], "step": [], "wall_time": [], "number": []}
+    protos: list[summary_pb2.Summary.Value | None] = []
+    contents: dict[str, dict[str, bytes]] = {}
+    claimed: set[str] = set()
+    for rows in pieces:
+        kind_names.append(_kinds(rows))
+        for name in columns:
+            columns[name].append(getattr(rows, name))
+        row_protos: list[summary_pb2.Summary.Value | None] = [None] * len(rows)
+        for position, value in rows.protos.items():
+            row_protos[position] = value
+        protos.extend(row_protos)
+        _first_contents(rows, row_protos, contents, claimed)
+    kind = np.concatenate(kind_names) if kind_names else np.zeros(0, object)
+    joined = {name: np.concatenate(parts) if parts else np.zeros(0) for name, parts in columns.items()}
+    kinds = {}
+    for name in KINDS:
+        positions = np.flatnonzero(kind == name)
+        kinds[name] = _kind_values(positions, joined, protos, tag_names)
+    return FileValues(kinds, contents)
+
+
+def _kinds(rows: Rows) -> np.ndarray:
+    """The accumulator kind of each row (an object array of str)."""
+    by_shape = np.array([KIND_OF_FIELD[shape.kind] for shape in rows.shapes] + [""], object)
+    kinds = by_shape[rows.shape]  # -1: the "" at the end, filled below
+    for position, value in rows.protos.items():
+        kinds[position] = KIND_OF_FIELD.get(value.WhichOneof("value") or "", "")
+    return kinds
+
+
+def _first_contents(
+    rows: Rows,
+    protos: list[summary_pb2.Summary.Value | None],
+    contents: dict[str, dict[str, bytes]],
+    claimed: set[str],
+) -> None:
+    """Add each tag's first metadata in these rows (values of metadata alone included) to
+    `contents` by its plugin, when it names one, unless the tag had metadata earlier
+    (`claimed`). Scalars read at the byte level carry metadata only as a tensor of a named
+    plugin; their content is irrelevant to the reader (the scalars plugin's)."""
+    tensor_claims = [i for i, shape in enumerate(rows.shapes) if shape.kind == "tensor" and shape.claim]
+    first_of_shape: dict[int, int] = {}
+    for position in np.flatnonzero(np.isin(rows.shape, tensor_claims)).tolist():
+        first_of_shape.setdefault(int(rows.shape[position]), position)
+    candidates: list[tuple[int, str, str, bytes]] = []  # (offset, tag, plugin, content)
+    for position in first_of_shape.values():
+        shape = rows.shapes[int(rows.shape[position])]
+        candidates.append((int(rows.offset[position]), shape.tag, shape.claim or "", b""))
+    data = [(int(rows.offset[p]), protos[p]) for p in rows.protos]
+    for offset, value in data + rows.bare:
+        if value is not None and value.HasField("metadata"):
+            plugin_data = value.metadata.plugin_data
+            candidates.append((offset, value.tag, plugin_data.plugin_name, plugin_data.content))
+    for _, tag, plugin, content in sorted(candidates, key=lambda candidate: candidate[0]):
+        if tag not in claimed:
+            claimed.add(tag)
+            if plugin:
+                contents.setdefault(plugin, {})[tag] = content
+
+
+def _kind_values(
+    positions: np.ndarray,
+    columns: dict[str, np.ndarray],
+    protos: list[summary_pb2.Summary.Value | None],
+    tag_names: list[str],
+) -> KindValues:
+    """The values at `positions` with their tags renumbered in order of first appearance."""
+    tag_ids = columns["tag"][positions].astype(np.int64)
+    unique, first = np.unique(tag_ids, return_index=True)
+    order = np.argsort(first, kind="stable")
+    renumber = np.zeros(int(unique.max()) + 1 if len(unique) else 0, np.int64)
+    renumber[unique[order]] = np.arange(len(unique))
+    return KindValues(
+        tags=[tag_names[i] for i in unique[order].tolist()],
+        tag=renumber[tag_ids],
+        step=columns["step"][positions].astype(np.int64),
+        wall_time=columns["wall_time"][positions].astype(np.float64),
+        number=columns["number"][positions].astype(np.float64),
+        protos=_taken(protos, positions),
+    )
+
+
+def _taken(items: list, positions: Iterable[int]) -> list:
+    return [items[i] for i in np.asarray(positions).tolist()]

@@ -1,0 +1,67 @@
+"""Putting tbparse's frames together, level by level of the directory walk, as tbparse does.
+
+At each level (an event file, then each directory up to the one read) the frames below are
+concatenated, an empty result becomes `pd.DataFrame()`, the rows are sorted by `dir_name`,
+`file_name` (when asked for), `tag` (long format) and `step`, and a pivoted frame merges the
+rows of one step (and directory and file): per column, one value stays itself, several
+become a list (lists met on the way are flattened, NaN left out), none NaN. Its columns are
+then `step`, the tag columns sorted by name, `wall_time`, `dir_name`, `file_name`. The same
+pandas operations in the same order give the same rows, dtypes and index, ties included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+_OUTER_COLUMNS = ("step", "wall_time", "dir_name", "file_name")
+
+
+def merge_values(column: pd.Series) -> Any:
+    """The values of one column in one group, merged (see the module's docstring)."""
+    try:
+        if len(column) == 1:
+            return column
+        merged: list[Any] = []
+        for item in column:
+            if isinstance(item, list):
+                merged.extend(item)
+            elif not np.isscalar(item) or not pd.isnull(item):
+                merged.append(item)
+    except Exception as error:  # pandas would swallow some errors of an aggregation
+        raise ValueError from error
+    if not merged:
+        return np.nan
+    return merged[0] if len(merged) == 1 else merged
+
+
+def prefixed(frame: pd.DataFrame, directory: str) -> pd.DataFrame:
+    """A child directory's frame with its name put before each `dir_name`."""
+    if "dir_name" in frame:
+        at_top = frame["dir_name"] == ""
+        frame.loc[at_top, "dir_name"] = directory
+        frame.loc[~at_top, "dir_name"] = directory + "/" + frame.loc[~at_top, "dir_name"]
+    return frame
+
+
+def stack(frames: list[pd.DataFrame], pivot: bool, extra_columns: set[str]) -> pd.DataFrame:
+    """One level's frame from the frames below it (see the module's docstring)."""
+    if not frames:
+        return pd.DataFrame()
+    stacked = pd.concat(frames, ignore_index=True)
+    if stacked.empty:
+        return pd.DataFrame()
+    keys: list[Any] = [name for name in ("dir_name", "file_name") if name in extra_columns]
+    keys += ["step"] if pivot else ["tag", "step"]
+    keys = [name for name in keys if name in stacked.columns]
+    stacked.sort_values(keys, ignore_index=True, inplace=True)
+    if not pivot:
+        return stacked
+    grouped = stacked.groupby(keys or [True] * len(stacked), sort=False)
+    merged = grouped.aggregate(merge_values)
+    merged.reset_index(inplace=True)
+    middle = sorted(name for name in stacked.columns if name not in _OUTER_COLUMNS)
+    order = ["step", *middle, "wall_time", "dir_name", "file_name"]
+    return merged[[name for name in order if name in stacked.columns]]
