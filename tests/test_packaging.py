@@ -7,7 +7,9 @@ tree."""
 
 from __future__ import annotations
 
+import json
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -15,7 +17,11 @@ import tarfile
 import zipfile
 
 import pytest
-import tomllib
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10 (requires-python allows it) has no tomllib: collecting must not fail there
+    tomllib = pytest.importorskip("tomli", reason="reading pyproject.toml on Python 3.10 needs tomli")
 
 from tests.test_demo import assert_every_dashboard_lights_up
 
@@ -114,3 +120,20 @@ def test_the_wheel_installed_in_a_fresh_venv_runs_the_demo_that_tensorboard_show
     assert result.returncode == 0, result.stderr
     assert f"tensorboard --logdir {logdir}" in result.stdout
     assert_every_dashboard_lights_up(logdir)
+
+
+def test_the_readme_wheel_hint_installs_the_built_wheel_with_an_extra(built, tmp_path):
+    """The README's hint for a machine without the clone, `pip install "<wheel>[s3]"`, run
+    offline against the wheel the build made: pip takes the wheel and finds the extra."""
+    _, wheel = built
+    readme = pathlib.Path(ROOT, "README.md").read_text(encoding="utf-8")
+    assert 'pip install "$(ls dist/summarylib-*.whl)[s3]"' in readme
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index", "--quiet"]
+    result = subprocess.run(
+        [*command, "--report", str(report), f"{wheel}[s3]"], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    (install,) = json.loads(report.read_text())["install"]
+    assert install["metadata"]["name"] == "summarylib"
+    assert "s3" in install["metadata"]["provides_extra"]

@@ -59,8 +59,9 @@ def remote(url: str, storage_options: StorageOptions = None, where: str = "summa
         from fsspec.core import url_to_fs
     except ImportError:
         raise ModuleNotFoundError(
-            f"{where}: {url!r} is a URL, which needs fsspec: pip install 'summarylib[remote]' "
-            "(and the protocol's package: s3fs, gcsfs, adlfs, ...)"
+            f"{where}: {url!r} is a URL, which needs fsspec: from summarylib's clone, "
+            "pip install -e '.[remote]'; for s3://, gs:// or az:// the extra s3, gcs or azure "
+            "installs the protocol's package too"
         ) from None
     try:
         return url_to_fs(url, **(storage_options or {}))

@@ -1,5 +1,6 @@
 """The Live dashboard as a TensorBoard plugin: `tensorboard --logdir runs` shows a "Live"
-tab when summarylib is installed beside TensorBoard (`pip install summarylib[tensorboard]`).
+tab when summarylib is installed beside TensorBoard (from summarylib's clone:
+`pip install -e '.[tensorboard]'`, which installs TensorBoard into the same environment).
 
 A dynamic plugin (TensorBoard's `tensorboard_plugins` entry point, pyproject's
 `summarylib_live`): TensorBoard loads the ES module `index.js` into the tab's iframe, and
