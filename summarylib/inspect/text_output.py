@@ -35,6 +35,20 @@ def _table(lines: list[str], header: tuple[str, ...], rows: Iterable[tuple]) -> 
         )
 
 
+# tensorboard --inspect's section without a tag pools the steps of every tag of a run, so a
+# healthy run whose tags are logged at different steps (hparams' session end at step 0 after
+# the loss's step 99) lists "out of order" steps; the note says so, the warnings say more.
+POOLED_NOTE = (
+    "note: outoforder_steps above pools the steps of all tags in file order, as tensorboard "
+    "--inspect does (a tag logged after another tag's later steps is listed); a tag whose own "
+    "steps go backwards is warned about below"
+)
+
+
+def _pooled_out_of_order(stats: dict) -> bool:
+    return any(field and field.get("outoforder_steps") for field in stats.values())
+
+
 def render_text(report: Report) -> str:
     """The report as text: `tensorboard --inspect`'s sections, then summarylib's."""
     lines = ["Found event files in:", *(run.path for run in report.runs), ""]
@@ -47,6 +61,8 @@ def render_text(report: Report) -> str:
             _print_dict(lines, run.tensorboard_tags)
             lines += [SEPARATOR, "", f"Event statistics for {run.path}:"]
             _print_dict(lines, run.tensorboard_inspect)
+            if _pooled_out_of_order(run.tensorboard_inspect):
+                lines += [SEPARATOR, POOLED_NOTE]
         lines += [SEPARATOR, ""]
         _render_run(lines, run)
     lines.append(report.reason())
