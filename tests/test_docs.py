@@ -158,7 +158,13 @@ def test_the_site_builds_strictly_with_its_api_reference(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     reference = {
-        "api/summarylib": ["summarylib.scalar", "summarylib.create_file_writer", "summarylib.SummaryWriter"],
+        "api/summarylib": [
+            "summarylib.scalar",
+            "summarylib.create_file_writer",
+            "summarylib.SummaryWriter",
+            "summarylib.GraphDef",
+            "summarylib.NodeDef",
+        ],
         "api/compat-torch": ["summarylib.compat.torch.SummaryWriter.add_scalar"],
         "api/reader": ["summarylib.reader.Reader", "summarylib.reader.load_table"],
         "api/integrations-keras": ["summarylib.integrations.keras.callback.TensorBoard"],

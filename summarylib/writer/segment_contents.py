@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass, field
+from typing import cast
 
 from summarylib.format import records
 from summarylib.proto import event_pb2
@@ -32,8 +33,9 @@ class Contents:
         while offset + records.HEADER_SIZE <= len(view):
             length = int.from_bytes(view[offset : offset + 8], "little")
             start = offset + records.HEADER_SIZE
-            # protobuf parses any buffer (no copy); its stub names only bytes.
-            event = event_pb2.Event.FromString(view[start : start + length])  # type: ignore[arg-type]
+            # protobuf parses any buffer (no copy); some of its stubs name only bytes, others
+            # any buffer: a cast (not a `type: ignore`, unused under the latter) suits both.
+            event = event_pb2.Event.FromString(cast(bytes, view[start : start + length]))
             offset = start + length + records.FOOTER_SIZE
             if not event.HasField("file_version"):
                 self.events += 1
