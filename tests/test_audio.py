@@ -216,6 +216,26 @@ def expected_pcm(samples: np.ndarray) -> np.ndarray:
     return np.array(flat, dtype=np.int16).reshape(samples.shape)
 
 
+@pytest.mark.parametrize(
+    "samples",
+    [
+        [1.0, -1.0, 0.0, -0.0],  # 1.0 is 32768, one past int16
+        [32767.5 / 32768, 32767.49 / 32768, -32767.5 / 32768, 0.5 / 32768, -0.5 / 32768],
+        [1.5 / 32768, 2.5 / 32768, -1.5 / 32768, 0.49999997 / 32768],  # halves away from zero
+        [0.25, -0.75],  # no sample near 1: no clamping pass
+        [1.0000001, np.nan, -2.0, np.inf, -np.inf],  # clipped
+        [],
+    ],
+)
+def test_pcm16_at_the_edges(samples):
+    data = np.array(samples, np.float32).reshape(-1, 1)
+    with np.errstate(invalid="ignore"):
+        outside = bool(np.any(~(np.abs(data) <= 1)))
+    pcm, clipped = audio_encoding.to_pcm16(data)
+    np.testing.assert_array_equal(pcm, expected_pcm(data))
+    assert clipped == outside
+
+
 @st.composite
 def audio_batches(draw):
     dtype = np.dtype(draw(st.sampled_from([np.float16, np.float32, np.float64])))
