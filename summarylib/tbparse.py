@@ -25,7 +25,7 @@ What is not the same, and why:
 - Damaged records are skipped, and reading goes on after them (tbparse stops reading a file at
   the first); TensorBoard's purge of orphaned data after a `SessionLog.START` or a step going
   backwards in a file without a version is not applied (every written value is kept).
-- `raw_events` holds named tuples with the fields and names of TensorBoard's events, and
+- `raw_events` holds dataclasses with the names and fields of TensorBoard's events, and
   summarylib's protos (the same fields), not TensorBoard's classes; bfloat16 tensors come
   back as float32 (numpy has no bfloat16).
 - Local paths only, as tbparse (summarylib's `load_table` reads object stores).

@@ -1,5 +1,5 @@
 """tbparse's raw view of one event file: `raw_tags` and `raw_events`, the tags and events an
-`EventAccumulator` holds, as named tuples with its field names, without TensorBoard.
+`EventAccumulator` holds, as frozen dataclasses of its names and fields, without TensorBoard.
 
 The events are `ScalarEvent(wall_time, step, value)`, `TensorEvent(wall_time, step,
 tensor_proto)`, `HistogramEvent(wall_time, step, histogram_value)` with a `HistogramValue(min,
@@ -13,26 +13,29 @@ at one file, as in tbparse, which also reloads the file for it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from summarylib.proto import histogram_pb2, summary_pb2, tensor_pb2
 from summarylib.reading.file_scan import iter_events
 from summarylib.reading.tbparse_files import KIND_OF_FIELD
 
 
-class ScalarEvent(NamedTuple):
+@dataclass(frozen=True)
+class ScalarEvent:
     wall_time: float
     step: int
     value: float
 
 
-class TensorEvent(NamedTuple):
+@dataclass(frozen=True)
+class TensorEvent:
     wall_time: float
     step: int
     tensor_proto: tensor_pb2.TensorProto
 
 
-class HistogramValue(NamedTuple):
+@dataclass(frozen=True)
+class HistogramValue:
     min: float
     max: float
     num: float
@@ -42,13 +45,15 @@ class HistogramValue(NamedTuple):
     bucket: list[float]
 
 
-class HistogramEvent(NamedTuple):
+@dataclass(frozen=True)
+class HistogramEvent:
     wall_time: float
     step: int
     histogram_value: HistogramValue
 
 
-class ImageEvent(NamedTuple):
+@dataclass(frozen=True)
+class ImageEvent:
     wall_time: float
     step: int
     encoded_image_string: bytes
@@ -56,7 +61,8 @@ class ImageEvent(NamedTuple):
     height: int
 
 
-class AudioEvent(NamedTuple):
+@dataclass(frozen=True)
+class AudioEvent:
     wall_time: float
     step: int
     encoded_audio_string: bytes

@@ -1,0 +1,218 @@
+"""summarylib.tbparse.SummaryReader gives tbparse's DataFrames: the same columns, dtypes, row
+order, index and values as tbparse's own SummaryReader on the same logdirs, for every event
+type tbparse reads without TensorFlow and every pivot / extra_columns combination, on runs
+written by torch, tensorboardX, summarylib's v2 ops (TensorFlow 2's format) and its compat.v1
+ops (TensorFlow 1's). Images and audio, which tbparse reads only with TensorFlow, are checked
+against the arrays that were logged. tbparse comes from the test extra (or from
+SUMMARYLIB_TBPARSE_PATH, a directory holding the package).
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas")
+
+from summarylib.tbparse import SummaryReader  # noqa: E402
+
+TYPES = ["scalars", "tensors", "histograms", "hparams", "text"]
+EXTRAS = [
+    set(),
+    {"wall_time"},
+    {"dir_name"},
+    {"file_name"},
+    {"wall_time", "dir_name", "file_name"},
+    {"min", "max", "num", "sum", "sum_squares"},
+]
+WRITERS = ["torch", "tensorboardX", "summarylib_v2", "summarylib_v1"]
+
+
+def _tbparse() -> ModuleType:
+    extra = os.environ.get("SUMMARYLIB_TBPARSE_PATH")
+    if extra and extra not in sys.path:
+        sys.path.append(extra)
+    try:
+        return importlib.import_module("tbparse")
+    except ImportError:
+        pytest.skip("tbparse is not installed (the test extra), nor at SUMMARYLIB_TBPARSE_PATH")
+
+
+def _write_torch(logdir: Path, writer_class: Any) -> None:
+    """Two runs (one with a nested run of hparams) of every kind tbparse reads."""
+    for run in range(2):
+        writer = writer_class(str(logdir / f"run{run}"))
+        for step in range(4):
+            writer.add_scalar("loss", 1.0 / (step + 1) + run, step)
+            writer.add_scalar("acc/top1", step * 0.25, step)
+            writer.add_scalar("loss", 5.0 + step, step)  # a second value at one step
+            writer.add_histogram("weights", np.linspace(-1, 1, 50) * (step + 1), step)
+        writer.add_text("note", f"run {run}", 0)
+        writer.add_text("note", "later", 3)
+        writer.add_hparams(
+            {"lr": 0.1 * (run + 1), "name": f"n{run}", "flag": bool(run)}, {"metric": float(run)}
+        )
+        writer.close()
+    (logdir / "notes.txt").write_text("not an event file")
+
+
+def _write_summarylib_v2(logdir: Path) -> None:
+    import summarylib as sl
+
+    for run in range(2):
+        with sl.create_file_writer(str(logdir / f"run{run}")) as writer, writer.as_default():
+            sl.hparams.hparams({"lr": 0.1 * (run + 1), "optimizer": "adam"})
+            for step in range(4):
+                sl.scalar("loss", 1.0 / (step + 1) + run, step=step)
+                sl.histogram("weights", np.linspace(-1, 1, 50) * (step + 1), step=step)
+                sl.text("note", f"step {step}", step=step)
+            sl.image("picture", np.full((1, 4, 5, 3), 0.5), step=0)  # TF 2's images and audio
+            sl.audio("tone", np.zeros((1, 100, 1)), 8000, step=0)  # are string tensors
+
+
+def _write_summarylib_v1(logdir: Path) -> None:
+    from summarylib.compat import v1
+
+    for run in range(2):
+        writer = v1.FileWriter(str(logdir / f"run{run}"))
+        for step in range(4):
+            writer.add_summary(v1.scalar("loss", 1.0 / (step + 1) + run), step)
+            writer.add_summary(v1.histogram("weights", np.linspace(-1, 1, 50) * (step + 1)), step)
+            writer.add_summary(v1.text("note", f"step {step}"), step)
+        writer.close()
+
+
+@pytest.fixture(scope="module")
+def logdirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("tbparse")
+    paths = {name: root / name for name in WRITERS}
+    torch_tensorboard = pytest.importorskip("torch.utils.tensorboard")
+    tensorboard_x = pytest.importorskip("tensorboardX")
+    _write_torch(paths["torch"], torch_tensorboard.SummaryWriter)
+    _write_torch(paths["tensorboardX"], tensorboard_x.SummaryWriter)
+    _write_summarylib_v2(paths["summarylib_v2"])
+    _write_summarylib_v1(paths["summarylib_v1"])
+    return paths
+
+
+def _events(reader: Any, event_type: str) -> Any:
+    """The frame, or the class of the error reading it raised."""
+    try:
+        return reader.get_events(event_type)
+    except Exception as error:  # tbparse's errors are part of its behaviour
+        return type(error)
+
+
+def _same_value(ours: Any, theirs: Any) -> bool:
+    """Cells are the same: arrays of one dtype and shape and equal elements, lists of the same
+    values, scalars of one type that are equal (or both NaN)."""
+    if isinstance(theirs, np.ndarray):
+        return (
+            isinstance(ours, np.ndarray)
+            and ours.dtype == theirs.dtype
+            and ours.shape == theirs.shape
+            and bool(np.array_equal(ours, theirs, equal_nan=theirs.dtype.kind == "f"))
+        )
+    if isinstance(theirs, list):
+        return isinstance(ours, list) and len(ours) == len(theirs) and all(map(_same_value, ours, theirs))
+    if type(ours) is not type(theirs):
+        return False
+    return bool(ours == theirs) or bool(pd.isna(ours) and pd.isna(theirs))
+
+
+def _assert_same(ours: Any, theirs: Any) -> None:
+    """The same frame (columns, dtypes, index, values), or the same error class."""
+    if isinstance(theirs, type):
+        assert ours is theirs
+        return
+    assert ours.columns.to_list() == theirs.columns.to_list()
+    assert ours.dtypes.to_list() == theirs.dtypes.to_list()
+    pd.testing.assert_index_equal(ours.index, theirs.index)
+    for name in theirs.columns:
+        if theirs[name].dtype == object:
+            pairs = zip(ours[name], theirs[name], strict=True)
+            different = [i for i, pair in enumerate(pairs) if not _same_value(*pair)]
+            assert not different, (name, different[:5])
+        else:
+            pd.testing.assert_series_equal(ours[name], theirs[name], check_exact=True)
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_the_dataframes_are_tbparse_s(logdirs: dict[str, Path], writer: str) -> None:
+    tbparse = _tbparse()
+    path = str(logdirs[writer])
+    for pivot, extras in itertools.product([False, True], EXTRAS):
+        options = {"pivot": pivot, "extra_columns": extras, "event_types": set(TYPES)}
+        theirs, ours = tbparse.SummaryReader(path, **options), SummaryReader(path, **options)
+        for event_type in TYPES:
+            _assert_same(_events(ours, event_type), _events(theirs, event_type))
+        assert ours.tags == theirs.tags
+        assert list(ours.children) == list(theirs.children)
+
+
+@pytest.mark.parametrize("writer", ["torch", "summarylib_v1"])
+def test_an_event_file_and_its_raw_view_are_tbparse_s(logdirs: dict[str, Path], writer: str) -> None:
+    tbparse = _tbparse()
+    run = logdirs[writer] / "run0"
+    (event_file,) = sorted(p for p in run.iterdir() if "tfevents" in p.name)
+    theirs, ours = tbparse.SummaryReader(str(event_file)), SummaryReader(str(event_file))
+    for event_type in TYPES:
+        _assert_same(_events(ours, event_type), _events(theirs, event_type))
+    raw_tags = theirs.raw_tags
+    assert ours.raw_tags == {key: raw_tags[key] for key in ours.raw_tags}
+    for tag, events in theirs.get_raw_events("scalars").items():
+        fields = [(e.wall_time, e.step, e.value) for e in events]
+        assert [(e.wall_time, e.step, e.value) for e in ours.get_raw_events("scalars", tag)] == fields
+    assert ours.get_raw_events("hparams") == theirs.get_raw_events("hparams")
+
+
+def test_the_argument_checks_are_tbparse_s(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not found"):
+        SummaryReader(str(tmp_path / "missing"))
+    with pytest.raises(ValueError):
+        SummaryReader(str(tmp_path), extra_columns=["dir_name"])  # type: ignore[arg-type]
+    with pytest.raises(KeyError):
+        SummaryReader(str(tmp_path), extra_columns={"colour"})
+    with pytest.raises(KeyError):
+        SummaryReader(str(tmp_path), event_types={"video"})
+    with pytest.raises(ValueError, match="ignored"):
+        SummaryReader(str(tmp_path), event_types={"tensors"}).get_events("scalars")
+    assert SummaryReader(str(tmp_path)).scalars.columns.to_list() == []
+
+
+def test_images_and_audio_are_read_without_tensorflow(tmp_path: Path) -> None:
+    """torch's images as the uint8 arrays it encodes, its audio as 16-bit samples in [-1, 1)."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    image = np.linspace(0, 1, 3 * 6 * 8).reshape(3, 6, 8)
+    clip = np.sin(np.linspace(0, 20, 800)) * 0.5
+    with SummaryWriter(str(tmp_path)) as writer:
+        writer.add_image("picture", image, 2)
+        writer.add_audio("tone", clip, 2, sample_rate=8000)
+    extras = {"width", "height", "content_type", "length_frames", "sample_rate"}
+    images = SummaryReader(str(tmp_path), extra_columns=extras).images
+    assert images.columns.to_list() == ["step", "tag", "value", "height", "width"]
+    expected = (image.astype(np.float32).transpose(1, 2, 0) * 255).astype(np.uint8)
+    np.testing.assert_array_equal(images["value"][0], expected)
+    assert (images["step"][0], images["height"][0], images["width"][0]) == (2, 6, 8)
+    audio = SummaryReader(str(tmp_path), extra_columns=extras, pivot=True).audio
+    assert audio.columns.to_list() == [
+        "step",
+        "tone",
+        "tone/content_type",
+        "tone/length_frames",
+        "tone/sample_rate",
+    ]
+    samples = audio["tone"][0]
+    assert samples.dtype == np.float32 and samples.shape == (800, 1)
+    expected_samples = (np.clip(clip, -1, 1) * 32767).astype(np.int16) / 32768
+    np.testing.assert_allclose(samples[:, 0], expected_samples, atol=1 / 32768)
+    assert (audio["tone/sample_rate"][0], audio["tone/length_frames"][0]) == (8000, 800)
