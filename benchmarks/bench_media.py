@@ -1,13 +1,18 @@
 """Log images and audio through summarylib, tensorboardX and torch.utils.tensorboard.
 
-    python benchmarks/bench_media.py [--image-calls N] [--audio-calls N] [--repeats R]
+    python benchmarks/bench_media.py [--image-calls N] [--audio-calls N] [--repeats R] [--quick]
 
 Images: a batch of 4 RGB uint8 images of 256x256 per call, of several kinds: random noise
-(PNG cannot compress it), a smooth gradient, a photo-like image, a rendered line chart and
-text; every library writes all 4 (tensorboardX and torch as one 1024x256 grid, summarylib
-as 4 PNGs). Beside the times, the event-file bytes per 256x256 image: PNG size is the other
-half of the trade. Audio: 1 s of 44.1 kHz mono float32 per call. Contenders that are not
-installed are left out. Compare ratios, not absolute times.
+(PNG cannot compress it), a smooth gradient, a photo-like image, a rendered line chart,
+text (antialiased) and two-level text (pillow's bitmap font, black on white); every library
+writes all 4 (tensorboardX and torch as one 1024x256 grid, summarylib as 4 PNGs). Beside
+the times, the event-file bytes per 256x256 image: PNG size is the other half of the trade.
+Audio: 1 s of 44.1 kHz mono float32 per call. Contenders that are not installed are left
+out. Compare ratios, not absolute times.
+
+Two of issue 32's goal rows, printed through `common.goal`: a two-level image's PNG bytes
+against pillow's default PNG (the gray 256x256 page of tests/test_png.py), and the audio
+call's total time against tensorboardX's.
 """
 
 from __future__ import annotations
@@ -18,10 +23,21 @@ import sys
 from collections.abc import Callable
 
 import numpy as np
-from common import Timing, available, best_of, compare, summarylib_run, writer_run
+from common import (
+    Timing,
+    available,
+    best_of,
+    compare,
+    goal,
+    parse_with_quick,
+    ratio_goal,
+    summarylib_run,
+    writer_run,
+)
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tests.images import photo
+from tests.test_png import pillow_png, two_level_text
 
 SAMPLE_RATE = 44100
 
@@ -79,12 +95,18 @@ def text_images() -> np.ndarray:
     return np.stack(batch)
 
 
+def two_level_images() -> np.ndarray:
+    """Black words on white in pillow's bitmap font: pixels 0 or 255 only."""
+    return np.stack([two_level_text(mode="RGB", seed=seed) for seed in range(4)])
+
+
 IMAGE_KINDS = {
     "random": random_images,
     "smooth": smooth_images,
     "photo": photo_images,
     "plot": plot_images,
     "text": text_images,
+    "two-level text": two_level_images,
 }
 
 
@@ -135,6 +157,21 @@ def one_second_of_audio() -> np.ndarray:
     return (0.5 * np.sin(2 * np.pi * 440 * t)).astype(np.float32)
 
 
+def two_level_bytes_goal() -> None:
+    """The goal row of a two-level image's PNG bytes against pillow's default PNG."""
+    from summarylib.ops.image.png import encode_png
+
+    pixels = two_level_text()
+    ours, theirs = len(encode_png(pixels)), len(pillow_png(pixels))
+    measured = f"{ours / theirs:.2f}x ({ours:,} vs {theirs:,} bytes)"
+    goal(
+        "PNG bytes of a two-level image (256x256 text) vs pillow's default",
+        measured,
+        "<=1.1x",
+        ours <= 1.1 * theirs,
+    )
+
+
 def main() -> None:
     import summarylib as sl
 
@@ -142,17 +179,22 @@ def main() -> None:
     parser.add_argument("--image-calls", type=int, default=40)
     parser.add_argument("--audio-calls", type=int, default=400)
     parser.add_argument("--repeats", type=int, default=3)
-    args = parser.parse_args()
+    args = parse_with_quick(parser, image_calls=10, audio_calls=100, repeats=1)
 
     for kind, make in IMAGE_KINDS.items():
         image_table(kind, make(), args.image_calls, args.repeats)
+    two_level_bytes_goal()
     clip = one_second_of_audio()
-    compare(
+    rows = compare(
         "audio: 1 s of 44.1 kHz mono float32",
         args.audio_calls,
         args.repeats,
         lambda step: sl.audio("speech", clip, SAMPLE_RATE, step=step),
         lambda writer, step: writer.add_audio("speech", clip, step, sample_rate=SAMPLE_RATE),
+        unit="ms",
+    )
+    ratio_goal(
+        "1 s of 44.1 kHz audio: tensorboardX / summarylib", rows.get("tensorboardX"), rows["summarylib"], 3
     )
 
 

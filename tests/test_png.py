@@ -75,7 +75,7 @@ def text(height: int = 256, width: int = 256) -> np.ndarray:
     return np.asarray(canvas)[..., None].copy()
 
 
-def two_level_text(height: int = 256, width: int = 256, mode: str = "L") -> np.ndarray:
+def two_level_text(height: int = 256, width: int = 256, mode: str = "L", seed: int = 1) -> np.ndarray:
     """Black words on white in pillow's bitmap font, pixels 0 or 255 only: text as pillow
     10's default font draws it (later pillows' default font is antialiased; the bitmap font
     is the same in every version), the two-level kind masks and binary plots share."""
@@ -84,7 +84,7 @@ def two_level_text(height: int = 256, width: int = 256, mode: str = "L") -> np.n
     draw = ImageDraw.Draw(canvas)
     words = ("the", "quick", "brown", "fox", "jumps", "over", "lazy", "dog")
     words += ("loss", "accuracy", "epoch", "step")
-    rng = np.random.default_rng(1)
+    rng = np.random.default_rng(seed)
     for line in range(height // 12):
         draw.text((4, 2 + 12 * line), " ".join(rng.choice(words, 6)), fill="black", font=font)
     pixels = np.asarray(canvas)
