@@ -2,11 +2,13 @@
 the v2 API (`--to v2`): recording conditions become `record_if`, `generic` becomes `write`, and
 contrib's implicit global step is passed as an explicit `step`.
 
-The global step of a contrib file (`tf.train.get_or_create_global_step()`) moves to
-summarylib.compat.contrib's counter in both modes: it is what contrib ops read. Where TensorFlow
-needs its own step (made by `create_global_step`, or handed to TF: `apply_gradients(global_step=)`,
+The global step of a contrib file (`tf.train.get_or_create_global_step()`, its compat.v1 and
+`tf.contrib.framework` spellings) moves to summarylib.compat.contrib's counter in both modes: it
+is what contrib ops read, and the file's `assign_add` moves it on. Where TensorFlow needs its
+own step (made by `create_global_step`, or handed to TF: `apply_gradients(global_step=)`,
 `tf.train.Checkpoint(step_counter=)`), it stays TF's variable, and each op without a step is
-given it (summarylib reads a variable's value as the step).
+given it (summarylib reads a variable's value at the op, as contrib did); a file that names no
+`get_or_create_global_step` to pass has its global-step calls listed (facts.STEP_UNPASSABLE).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from summarylib.migrate.facts import Facts
 
 PREFIX = "tensorflow.contrib.summary."
 GLOBAL_STEP_NAMES = {"get_or_create_global_step", "get_global_step"}
-GLOBAL_STEP_PREFIXES = ("tensorflow.train.", "tensorflow.compat.v1.train.")
+GLOBAL_STEP_PREFIXES = ("tensorflow.train.", "tensorflow.compat.v1.train.", "tensorflow.contrib.framework.")
 GLOBAL_STEP = "summarylib.compat.contrib.get_or_create_global_step()"
 
 PARAMETERS = {
@@ -52,8 +54,11 @@ RECORDING_NOTE = "contrib recorded nothing outside a recording block; v2 records
 def decide(qualified: str, facts: Facts, to: str, call: cst.Call | None) -> Decision | None:
     """The decision for a contrib name (or the global step of a contrib file), or None."""
     step_name = qualified.rpartition(".")[2]
-    if facts.uses_contrib and qualified.startswith(GLOBAL_STEP_PREFIXES) and step_name in GLOBAL_STEP_NAMES:
-        return None if facts.tf_global_step else Move(f"summarylib.compat.contrib.{step_name}")
+    if facts.uses_contrib and qualified.startswith(GLOBAL_STEP_PREFIXES):
+        if facts.tf_step_unpassable and step_name in (*GLOBAL_STEP_NAMES, "create_global_step"):
+            return Leave(facts.tf_step_unpassable)
+        if step_name in GLOBAL_STEP_NAMES:
+            return None if facts.tf_global_step else Move(f"summarylib.compat.contrib.{step_name}")
     if not qualified.startswith(PREFIX):
         return None
     name = qualified[len(PREFIX) :]

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 import libcst as cst
 from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper
 
 from summarylib.migrate import surface, tf1_loops
 from summarylib.migrate.facts import Siblings, collect_facts
-from summarylib.migrate.imports import remove_unused_submodules
+from summarylib.migrate.imports import RemoveUnusedImports, remove_unused_submodules
 from summarylib.migrate.report import FileReport
 from summarylib.migrate.rules import Rules
 from summarylib.migrate.transform import Migrator
@@ -62,7 +62,7 @@ def migrate_source(
         surface.check(module, report)
         return MigrationResult(source, report)
     migrated = AddImportsVisitor(context).transform_module(migrated)
-    migrated = RemoveImportsVisitor(context).transform_module(migrated)
+    migrated = RemoveUnusedImports(context).transform_module(migrated)
     migrated = remove_unused_submodules(migrated)
     surface.check(migrated, report)
     return MigrationResult(migrated.code, report)

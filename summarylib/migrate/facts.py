@@ -7,22 +7,17 @@ from __future__ import annotations
 
 import re
 import stat
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 import libcst as cst
-from libcst import MetadataDependent
-from libcst.metadata import (
-    MetadataWrapper,
-    PositionProvider,
-    QualifiedName,
-    QualifiedNameProvider,
-    QualifiedNameSource,
-)
+from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
 from summarylib.migrate.files import Refused, read_text
+from summarylib.migrate.names import import_qualified_name, is_dotted, source
+from summarylib.migrate.objects import ObjectsVisitor
 
 TF_PREFIXES = ("tensorflow.", "tensorflow.compat.v1.")
 
@@ -86,25 +81,6 @@ TF_FUNCTION = {"tensorflow.function", "tensorflow.compat.v2.function"}
 KERAS_TRACED_METHODS = {"train_step", "test_step", "predict_step"}
 
 
-_NO_NAMES: Collection[QualifiedName] = frozenset()
-
-
-def import_qualified_name(visitor: MetadataDependent, node: cst.CSTNode) -> str | None:
-    """The one qualified name of `node` that comes from an import, if any (`visitor` declares
-    QualifiedNameProvider among its metadata dependencies)."""
-    names = visitor.get_metadata(QualifiedNameProvider, node, _NO_NAMES)
-    found = sorted(name.name for name in names if name.source == QualifiedNameSource.IMPORT)
-    return found[0] if found else None
-
-
-def is_dotted(node: cst.CSTNode) -> bool:
-    """Whether `node` is a plain dotted name (`tf.summary.scalar`), not an attribute of a call's
-    result (`create_file_writer(d).as_default`, which libcst also names through the call)."""
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return isinstance(node, cst.Name)
-
-
 def _tf_symbol(qualified: str) -> str | None:
     """`summary.FileWriter` for `tensorflow.summary.FileWriter` and its compat.v1 spelling."""
     for prefix in ("tensorflow.compat.v1.", "tensorflow."):
@@ -128,13 +104,28 @@ class Facts:
     trace_line: int = 0  # first tf.summary.trace_* use: the default writer stays TensorFlow's
     tf_global_step: str = ""  # TF's global step, when it must stay TF's (contrib.py passes it)
     foreign_proto: str = ""  # a TensorFlow proto without a summarylib equivalent ("line 3 uses ...")
+    tf_step_unpassable: str = ""  # TF's global step stays TF's but cannot be passed to contrib ops
+    tf_variables: frozenset[str] = frozenset()  # sources of names bound to TF variables (objects.py)
+    writer_handed: str = ""  # why the TF 2 writer stays TensorFlow's: other code writes to it
+    summarylib_writer: bool = False  # the file makes a summarylib v2 writer (an earlier run's)
 
     def in_traced(self, line: int) -> bool:
         """Whether `line` is inside a `tf.function` body."""
         return any(start <= line <= end for start, end in self.traced)
 
 
-GLOBAL_STEP_SYMBOLS = {"train.get_or_create_global_step", "train.create_global_step", "train.get_global_step"}
+GLOBAL_STEP_SYMBOLS = {
+    "train.get_or_create_global_step",
+    "train.create_global_step",
+    "train.get_global_step",
+    "contrib.framework.get_or_create_global_step",
+    "contrib.framework.get_global_step",
+}
+STEP_UNPASSABLE = (
+    "line {line} makes TF's global step, which stays TensorFlow's (the file hands it to TensorFlow "
+    "or makes it with create_global_step), and contrib ops read it, but this file names no "
+    "get_or_create_global_step to pass it with: pass step=<the global step> to each contrib op"
+)
 HANDED_STEP_KEYWORDS = {"global_step", "step_counter"}
 
 
@@ -145,7 +136,8 @@ class _FactsVisitor(cst.CSTVisitor):
         super().__init__()
         self.facts = Facts()
         self.summary_lines: list[int] = []
-        self.step_module = ""  # how the file spells TF's `train` module (`tf.train`)
+        self.step_call = ""  # how the file calls get_or_create_global_step (`tf.train....()`)
+        self.step_line = 0  # the first reference to TF's global step
         self.step_kept = False  # TF's global step is created by create_global_step or handed to TF
 
     def _line(self, node: cst.CSTNode) -> int:
@@ -187,6 +179,8 @@ class _FactsVisitor(cst.CSTVisitor):
         func = import_qualified_name(self, node.func) or ""
         if func.startswith("tensorflow.contrib.summary."):
             return
+        if isinstance(node.func, cst.Name) and func.endswith(".get_or_create_global_step"):
+            self.step_call = self.step_call or f"{node.func.value}()"
         if any(arg.keyword is not None and arg.keyword.value in HANDED_STEP_KEYWORDS for arg in node.args):
             self.step_kept = True
 
@@ -209,9 +203,11 @@ class _FactsVisitor(cst.CSTVisitor):
         foreign = symbol in PROTO_MAKERS or (root.endswith("Proto") and root not in TF_PROTOS)
         if foreign and not self.facts.foreign_proto:
             self.facts.foreign_proto = f"line {line} uses {root}"
-        if symbol in GLOBAL_STEP_SYMBOLS and isinstance(node, cst.Attribute) and is_dotted(node):
-            self.step_module = self.step_module or cst.Module(body=[]).code_for_node(node.value)
+        if symbol in GLOBAL_STEP_SYMBOLS:
+            self.step_line = self.step_line or line
             self.step_kept = self.step_kept or symbol == "train.create_global_step"
+            if isinstance(node, cst.Attribute) and not self.step_call:
+                self.step_call = f"{source(node.value)}.get_or_create_global_step()"
         if symbol.startswith("summary.trace_") and not self.facts.trace_line:
             self.facts.trace_line = line
         if symbol in SUMMARY_OPS and not self.facts.summary_op_line:
@@ -239,8 +235,14 @@ def collect_facts(wrapper: MetadataWrapper, siblings: Siblings | None = None) ->
     facts = visitor.facts
     traced = [line for line in visitor.summary_lines if facts.in_traced(line)]
     facts.traced_summary_line = traced[0] if traced else 0
-    if facts.uses_contrib and visitor.step_kept and visitor.step_module:
-        facts.tf_global_step = f"{visitor.step_module}.get_or_create_global_step()"
+    if facts.uses_contrib and visitor.step_kept and visitor.step_line:
+        facts.tf_global_step = visitor.step_call
+        facts.tf_step_unpassable = "" if visitor.step_call else STEP_UNPASSABLE.format(line=visitor.step_line)
+    objects = ObjectsVisitor()
+    wrapper.visit(objects)
+    facts.tf_variables = frozenset(objects.variables)
+    facts.writer_handed = objects.handed
+    facts.summarylib_writer = objects.summarylib_writer
     if facts.summary_op_line and not (facts.tf1 or facts.writer or facts.traced or facts.trace_line):
         _decide_from_siblings(facts, siblings() if siblings else [])
     return facts

@@ -1,15 +1,40 @@
-"""Imports a move made unused that libcst's RemoveImportsVisitor keeps: `import
+"""Removing the imports a move made unused: libcst's RemoveImportsVisitor, which leaves the
+`; ` of a statement that shared a line with a removed last import (`import sys; import
+tensorflow as tf` became `import sys; `), and the imports it keeps: `import
 torch.utils.tensorboard` beside `import torch`, whose name `torch` is still used, although
 nothing left in the file needs the submodule."""
 
 from __future__ import annotations
 
 import libcst as cst
+from libcst.codemod.visitors import RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper, QualifiedNameProvider
 
-from summarylib.migrate.facts import import_qualified_name
+from summarylib.migrate.names import import_qualified_name
 
 SUBMODULES = ("torch.utils.tensorboard", "torch.utils.tensorboard.writer")
+
+
+def _without_dangling_semicolon(
+    original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+) -> cst.SimpleStatementLine:
+    """`updated` without the `;` its last statement kept when the statement after it on the
+    line (an import) was removed; a `;` the line ended with before stays."""
+    if len(updated.body) == len(original.body) or not updated.body:
+        return updated
+    if isinstance(original.body[-1].semicolon, cst.Semicolon):
+        return updated
+    last = updated.body[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+    return updated.with_changes(body=[*updated.body[:-1], last])
+
+
+class RemoveUnusedImports(RemoveImportsVisitor):
+    """libcst's RemoveImportsVisitor, leaving no `; ` behind a removed import."""
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine:
+        return _without_dangling_semicolon(original, updated)
 
 
 class _Uses(cst.CSTVisitor):
@@ -47,6 +72,11 @@ class _Drop(cst.CSTTransformer):
         return updated.with_changes(
             names=[*kept[:-1], kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
         )
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine:
+        return _without_dangling_semicolon(original, updated)
 
 
 def remove_unused_submodules(module: cst.Module) -> cst.Module:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from summarylib.migrate import contrib, tf1, tf1_v2, tf2, writers
-from summarylib.migrate.decisions import Decision, Leave, RewriteCall
+from summarylib.migrate.decisions import Decision, Leave, Move, RewriteCall
 from summarylib.migrate.facts import Facts
 from summarylib.migrate.tf1_loops import LoopPlan, Region
 
@@ -96,6 +96,12 @@ class Rules:
         self.styles.add(V2_LOOPS_STYLE if plan is not None and plan.calls else tf1.style(self.facts))
         return tf1.decide(qualified, self.facts, self._v2_kept())
 
+    def moves_writer(self) -> bool:
+        """Whether the file's v2 writer is summarylib's: a TF 2 writer that moves, or one an
+        earlier run moved (its default step is then read once, not at each op)."""
+        moved = tf2.decide("tensorflow.summary.create_file_writer", self.facts, 0)
+        return self.facts.summarylib_writer or (self.facts.writer and isinstance(moved, Move))
+
     def _v2_kept(self) -> str:
         """Why `--to v2` keeps a TF 1.x name on summarylib.compat.v1 ("" with `--to compat`)."""
         if self.to != "v2":
@@ -111,6 +117,11 @@ class Rules:
         if self.facts.trace_line:
             return (
                 f"TF 2 code that traces graphs (tf.summary.trace_on, line {self.facts.trace_line}): the "
+                "default writer and everything writing to it stay on TensorFlow"
+            )
+        if self.facts.writer_handed:
+            return (
+                f"TF 2 code whose writer is written to elsewhere ({self.facts.writer_handed}): the "
                 "default writer and everything writing to it stay on TensorFlow"
             )
         if self.facts.traced_summary_line:

@@ -15,7 +15,7 @@ from functools import lru_cache
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
 
-from summarylib.migrate.facts import import_qualified_name
+from summarylib.migrate.names import import_qualified_name
 from summarylib.migrate.report import FileReport, Left
 from summarylib.migrate.writers import DROP_IN_WRITERS
 

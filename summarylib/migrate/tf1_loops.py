@@ -32,7 +32,8 @@ from libcst.metadata import (
 
 from summarylib.migrate import tf1
 from summarylib.migrate.calls import bind
-from summarylib.migrate.facts import Facts, import_qualified_name
+from summarylib.migrate.facts import Facts
+from summarylib.migrate.names import import_qualified_name
 
 # The v2 op of each TF 1.x op with one, and the TF 1.x parameters (as bind reads them).
 V2_OPS = {

@@ -2,7 +2,8 @@
 match, and tensors passed in stay as they are (summarylib converts them). TensorBoard's
 hparams API (`tensorboard.plugins.hparams.api`) writes to the same default writer, so it moves
 with it, to summarylib.hparams. Where the default writer must stay TensorFlow's (tf.summary in
-a tf.function, or graph tracing with trace_on/trace_export), all of them stay, listed."""
+a tf.function, graph tracing with trace_on/trace_export, or the writer handed to another
+library's code), all of them stay, listed."""
 
 from __future__ import annotations
 
@@ -37,6 +38,10 @@ KEPT_FOR_TRACE = (
     "kept on TensorFlow because of tf.summary.trace_on at line {line}: trace_export writes the "
     "traced graph to TensorFlow's default writer, so that writer and what writes to it stay"
 )
+KEPT_FOR_HANDED = (
+    "kept on TensorFlow because {handed}: a summarylib writer would get nothing from it, so the "
+    "file's writer and what writes to it stay; move that code to summarylib with it"
+)
 
 TRACED_REASON = (
     "tf.summary inside a tf.function (or a Keras train_step/test_step/predict_step, which Keras "
@@ -53,10 +58,20 @@ TRACE_REASON = (
 )
 
 
+def kept_writer(facts: Facts) -> str:
+    """Why the file's default writer and everything writing to it stay TensorFlow's ("" when
+    they move): graph tracing, or the writer handed to code that writes with tf.summary."""
+    if facts.trace_line:
+        return KEPT_FOR_TRACE.format(line=facts.trace_line)
+    if facts.writer_handed:
+        return KEPT_FOR_HANDED.format(handed=facts.writer_handed)
+    return ""
+
+
 def _hparams(name: str, facts: Facts) -> Decision:
     """The decision for a name of TensorBoard's hparams API."""
-    if facts.trace_line:
-        return Leave(KEPT_FOR_TRACE.format(line=facts.trace_line))
+    if kept_writer(facts):
+        return Leave(kept_writer(facts))
     if facts.traced_summary_line:
         return Leave(KEPT_FOR_TRACED.format(line=facts.traced_summary_line))
     if name in HPARAMS_SAME:
@@ -77,8 +92,8 @@ def decide(qualified: str, facts: Facts, line: int) -> Decision | None:
         return Leave(facts.unsure)
     if rest in TRACE:
         return Leave(TRACE_REASON.format(name=rest))
-    if facts.trace_line:
-        return Leave(KEPT_FOR_TRACE.format(line=facts.trace_line))
+    if kept_writer(facts):
+        return Leave(kept_writer(facts))
     if facts.traced_summary_line:
         if facts.in_traced(line):
             return Leave(TRACED_REASON)

@@ -12,13 +12,12 @@ from libcst.codemod import CodemodContext, ContextAwareTransformer
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import ParentNodeProvider, PositionProvider, QualifiedNameProvider
 
-from summarylib.migrate import tf1_v2
-from summarylib.migrate.decisions import Leave, Move, RewriteCall
-from summarylib.migrate.facts import import_qualified_name, is_dotted
+from summarylib.migrate import objects, scopes, tf1_v2
+from summarylib.migrate.decisions import Decision, Leave, Move, RewriteCall
+from summarylib.migrate.names import import_qualified_name, is_dotted, source
 from summarylib.migrate.report import Change, FileReport, Left
 from summarylib.migrate.rules import Rules
 
-_EMPTY = cst.Module(body=[])
 _Loop = TypeVar("_Loop", cst.For, cst.While)
 
 
@@ -31,11 +30,6 @@ def _dotted(name: str) -> cst.Attribute | cst.Name:
     return node
 
 
-def _code(node: cst.CSTNode) -> str:
-    """One-line source of `node` for the report."""
-    return " ".join(_EMPTY.code_for_node(node).split())
-
-
 class Migrator(ContextAwareTransformer):
     """Rewrites the summary-writing references of one module by `rules`, into `report`."""
 
@@ -46,6 +40,8 @@ class Migrator(ContextAwareTransformer):
         self.rules = rules
         self.report = report
         self._pending: list[cst.ImportFrom] = []  # imports to add after the current statement
+        self._scopes: list[str | None] = []  # the tf.name_scope names around (None: not literal)
+        self._opened: list[int] = []  # how many scopes each enclosing `with` opened
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
@@ -64,13 +60,13 @@ class Migrator(ContextAwareTransformer):
         return isinstance(parent, cst.Call) and parent.func is node
 
     def _leave(self, node: cst.CSTNode, reason: str) -> None:
-        self.report.left.append(Left(self.report.where(str(self._line(node))), _code(node), reason))
+        self.report.left.append(Left(self.report.where(str(self._line(node))), source(node), reason))
 
     def _move(self, original: cst.CSTNode, move: Move) -> cst.BaseExpression:
         AddImportsVisitor.add_needed_import(self.context, move.module)
         RemoveImportsVisitor.remove_unused_import_by_node(self.context, original)
         where = self.report.where(str(self._line(original)))
-        self.report.changes.append(Change(where, _code(original), move.target, move.note))
+        self.report.changes.append(Change(where, source(original), move.target, move.note))
         if move.left:
             self.report.left.append(Left(where, move.target, move.left))
         return cst.parse_expression(move.target)
@@ -106,30 +102,99 @@ class Migrator(ContextAwareTransformer):
             self._leave(original, decision.reason)
         return updated
 
+    def _variable_step(self, original: cst.Call, qualified: str | None, decision: Decision | None) -> None:
+        """Lists a default step that is a TensorFlow variable where it moves to summarylib, or
+        is there from an earlier run (`set_step(global_step)`, `writer.as_default(step=
+        global_step)`): summarylib reads it once, TensorFlow at each op (objects.py)."""
+        func = original.func
+        moved = isinstance(decision, Move) and decision.target == "summarylib.set_step"
+        if moved or qualified == "summarylib.set_step":
+            value = next((arg.value for arg in original.args if arg.keyword is None), None)
+        elif (
+            isinstance(func, cst.Attribute) and func.attr.value == "as_default" and self.rules.moves_writer()
+        ):
+            value = next((a.value for a in original.args if a.keyword and a.keyword.value == "step"), None)
+        else:
+            return
+        if value is None:
+            return
+        made_by = self._qualified(value.func) if isinstance(value, cst.Call) else None
+        reason = objects.variable_step(value, made_by, self.rules.facts.tf_variables)
+        if reason:
+            self._leave(original, reason)
+
+    def _summarylib_call(self, original: cst.Call, updated: cst.Call, qualified: str) -> cst.BaseExpression:
+        """A call already on summarylib (an earlier run's output): listed again where it still
+        needs a person (a variable default step, a tag under a name scope that is not a
+        literal), so that every run reports it; `--to v2` decides on compat.v1's names."""
+        self._variable_step(original, qualified, None)
+        if self._scopes and qualified in scopes.SCOPED_OPS:
+            unknown = scopes.with_prefix(updated, self._scopes)
+            if isinstance(unknown, str):
+                self._leave(original, unknown)
+        decision = self.rules.decide(qualified, self._line(original), updated)
+        if isinstance(decision, Leave):
+            self._leave(original, decision.reason)
+        return updated
+
+    def visit_With(self, node: cst.With) -> None:
+        opened = 0
+        for item in node.items:
+            call = item.item
+            if isinstance(call, cst.Call) and self._qualified(call.func) in scopes.NAME_SCOPES:
+                self._scopes.append(scopes.scope_name(call))
+                opened += 1
+        self._opened.append(opened)
+
+    def leave_With(self, original: cst.With, updated: cst.With) -> cst.With:
+        for _ in range(self._opened.pop()):
+            self._scopes.pop()
+        return updated
+
+    def _scoped(self, original: cst.Call, call: cst.Call, move: Move) -> cst.Call:
+        """A moved TF 2 op inside tf.name_scope, with the tag TF 2 wrote (scopes.py)."""
+        if not self._scopes or move.target not in scopes.SCOPED_OPS:
+            return call
+        result = scopes.with_prefix(call, self._scopes)
+        if isinstance(result, str):
+            self._leave(original, result)
+            return call
+        new, note = result
+        where = self.report.where(str(self._line(original)))
+        self.report.changes.append(Change(where, source(original), source(new), note))
+        return new
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func
         if not isinstance(func, (cst.Attribute, cst.Name)):
             return updated
+        if isinstance(func, cst.Attribute) and func.attr.value == "as_default":
+            self._variable_step(original, None, None)
         if self.rules.dropped(original):
             RemoveImportsVisitor.remove_unused_import_by_node(self.context, original.func)
             return updated
         qualified = self._qualified(func)
         if qualified is None:
             return updated
+        if qualified.startswith("summarylib."):
+            return self._summarylib_call(original, updated, qualified)
         decision = self.rules.loop_call(original, updated) or self.rules.decide(
             qualified, self._line(original), updated
         )
+        self._variable_step(original, qualified, decision)
         if isinstance(decision, RewriteCall):
             for module in decision.imports:
                 AddImportsVisitor.add_needed_import(self.context, module)
             RemoveImportsVisitor.remove_unused_import_by_node(self.context, original.func)
             where = self.report.where(str(self._line(original)))
-            self.report.changes.append(Change(where, _code(original), _code(decision.call), decision.note))
+            self.report.changes.append(Change(where, source(original), source(decision.call), decision.note))
             return decision.call
         if isinstance(decision, Leave):
             self._leave(original, decision.reason)
         elif isinstance(decision, Move) and isinstance(func, cst.Attribute):
-            return updated.with_changes(func=self._move(func, decision))
+            return self._scoped(original, updated.with_changes(func=self._move(func, decision)), decision)
+        elif isinstance(decision, Move):
+            return self._scoped(original, updated, decision)
         return updated
 
     def leave_For(self, original: cst.For, updated: cst.For) -> cst.For:
@@ -147,8 +212,8 @@ class Migrator(ContextAwareTransformer):
         for region in regions:
             statement = original.body.body[region.end]
             where = self.report.where(str(self._line(statement)))
-            after = f"with {_code(region.writer)}.as_default(step={region.step.value}): around the ops above"
-            self.report.changes.append(Change(where, _code(statement), after, tf1_v2.LOOP_NOTE))
+            after = f"with {source(region.writer)}.as_default(step={region.step.value}): around the ops above"
+            self.report.changes.append(Change(where, source(statement), after, tf1_v2.LOOP_NOTE))
         return updated.with_changes(body=tf1_v2.rewrite_body(updated.body, regions))
 
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.BaseSmallStatement:

@@ -5,3 +5,17 @@ TensorFlow. Summary ops it evaluates return real serialized Summary protos, as T
 
 def enable_eager_execution() -> None:
     """TF 1.x's switch; nothing to do here."""
+
+
+class name_scope:  # noqa: N801 (TensorFlow's spelling)
+    """TF 2's name scope as a context manager: what it does to tags, TF 2 does inside its own
+    tf.summary ops, so a migrated program must carry it in the tag itself."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __enter__(self) -> str:
+        return self.name
+
+    def __exit__(self, *exc: object) -> None:
+        return None
