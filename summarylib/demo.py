@@ -148,9 +148,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int, default=100, help="training steps to simulate")
     args = parser.parse_args(argv)
     path = write_demo_run(args.logdir, args.steps)
-    protocol, found, _ = args.logdir.partition("://")
-    if found and "://" not in path:  # an object store's writer names its object without the protocol
-        path = f"{protocol}://{path}"
     tags: dict[str, int] = {}
     for event in iter_events(path):
         for value in event.summary.value:

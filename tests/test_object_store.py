@@ -155,6 +155,17 @@ def test_memory_urls_cover_the_generic_fsspec_path():
     assert [(v.tag, v.step) for v in iter_values("memory://logs")] == [("x", 1), ("note", 1)]
 
 
+def test_a_writers_path_on_an_object_store_is_a_url_that_reads_back():
+    """URLs stay strings end to end: `writer.path` is the object's URL, as the logdir was
+    given, so the file a writer names can be read with the reader as it is."""
+    writer = sl.create_file_writer("memory://paths/run")
+    with writer.as_default(step=3):
+        sl.scalar("x", 1.0)
+    writer.close()
+    assert writer.path.startswith("memory://paths/run/events.out.tfevents.")
+    assert [event.step for event in iter_events(writer.path) if event.HasField("summary")] == [3]
+
+
 def test_a_url_without_its_filesystem_is_a_clear_error_and_no_local_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ModuleNotFoundError, match="gcsfs"):

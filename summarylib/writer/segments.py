@@ -106,8 +106,9 @@ class SegmentedEventFile:
 
     @property
     def path(self) -> str:
-        """The newest object uploaded (the first one's name before any is)."""
-        return self._uploads.last_uploaded or self._object_path(0)
+        """The URL of the newest object uploaded (the first one's before any is): a URL, as
+        the writer was given, so it can be read back as it is (`iter_events(writer.path)`)."""
+        return str(self.fs.unstrip_protocol(self._uploads.last_uploaded or self._object_path(0)))
 
     @property
     def bytes_uploaded(self) -> int:
