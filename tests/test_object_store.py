@@ -162,7 +162,7 @@ def test_a_writers_path_on_an_object_store_is_a_url_that_reads_back():
     with writer.as_default(step=3):
         sl.scalar("x", 1.0)
     writer.close()
-    assert writer.path.startswith("memory://paths/run/events.out.tfevents.")
+    assert writer.path.startswith("memory://") and "/paths/run/events.out.tfevents." in writer.path
     assert [event.step for event in iter_events(writer.path) if event.HasField("summary")] == [3]
 
 
