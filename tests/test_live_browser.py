@@ -18,8 +18,10 @@ import importlib.util
 import inspect
 import os
 import threading
+import time
 import urllib.parse
 
+import numpy as np
 import pytest
 
 from summarylib.format.live_control import LIVE_SUBDIR, ControlPoll, control_path
@@ -232,3 +234,25 @@ def test_another_sites_page_cannot_switch_the_views(tmp_path):
         page.set_view("parameters")
         page.wait(lambda: os.path.exists(control), what="the page's own request in the control file")
         assert ControlPoll(run_dir).request().views == ("parameters",)
+
+
+def test_a_run_without_live_views_says_how_to_start_one_and_ages_read_as_durations(tmp_path):
+    """The demo's case: a run written two days ago, with an image and a scalar but no watch
+    views. The views' panels say that the run writes none and how to start a live run
+    (not "no frame yet" for ever), and the image's and scalar's ages read as durations."""
+    _skip_without("standalone")
+    from summarylib.compat.torch import SummaryWriter
+
+    two_days_ago = time.time() - 2 * 86400
+    with SummaryWriter(str(tmp_path / "demo")) as writer:
+        writer.add_image("samples/input", np.full((3, 8, 8), 0.5), 1, walltime=two_days_ago)
+        writer.add_scalar("loss", 0.25, 1, walltime=two_days_ago)
+    with dashboard(str(tmp_path), "standalone") as page:
+        assert page.state("s => s.run") == "demo"
+        panel = page.frame.locator("section.sl-panel", has=page.frame.locator("h3", has_text="parameters"))
+        assert "writes no live views" in panel.locator(".sl-empty").inner_text()
+        assert "live=True" in panel.locator(".sl-empty").inner_text()
+        page.wait(lambda: any(f["tag"] == "samples/input" for f in page.frames()), what="the image")
+        image = page.frame.locator("section.sl-panel", has=page.canvas("samples/input"))
+        assert "2.0 days after the step" in image.locator(".sl-meta").inner_text()
+        page.wait(lambda: "days" in page.frame.locator(".sl-scalars").inner_text(), what="the scalar's age")

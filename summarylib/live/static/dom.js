@@ -46,3 +46,13 @@ export const formatNumber = (value) => {
   return Math.abs(value) >= 1e4 || (value !== 0 && Math.abs(value) < 1e-3)
     ? value.toExponential(3) : Number(value.toPrecision(5)).toString();
 };
+
+/** How long ago, for a person: milliseconds under a second (a live frame's delay), then
+ * seconds, minutes, hours, days (a run written long ago, as the demo's). */
+export const formatAge = (seconds) => {
+  if (seconds < 1) return `${(seconds * 1000).toFixed(0)} ms`;
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  if (seconds < 3600) return `${(seconds / 60).toFixed(0)} min`;
+  if (seconds < 86400) return `${(seconds / 3600).toFixed(1)} h`;
+  return `${(seconds / 86400).toFixed(1)} days`;
+};

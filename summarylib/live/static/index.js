@@ -21,7 +21,7 @@
 // when drawn; the last MAX_FRAMES of them), with where the time went: announced_at (the
 // stream's event came), fetch_ms (its PNG fetched) and decode_ms (decoded).
 
-import { el, formatNumber, getJson, route, setOptions } from "./dom.js";
+import { el, formatAge, formatNumber, getJson, route, setOptions } from "./dom.js";
 import { MAX_FRAMES, Panel } from "./panel.js";
 
 // The watch's views: the control file's names, and the image tag each is written under.
@@ -145,8 +145,19 @@ class LivePage {
     this.fillTagPicker();
     const info = this.runs.find((candidate) => candidate.run === run);
     this.showRequest(info ? info.request : null);
+    this.sayWhetherLive(info);
     getJson(route("control", { run })).then((request) => this.showRequest(request)).catch(() => {});
     this.openStream(run);
+  }
+
+  /** A run that writes no watch views (no live/ of a watch(..., live=True)) says so in
+   * the views' panels, and how to start one, instead of "no frame yet" for ever. */
+  sayWhetherLive(info) {
+    if (!info || info.live) return;
+    for (const panel of this.panels.values()) {
+      panel.empty.textContent = "this run writes no live views: train it under " +
+        "summarylib.integrations.torch.watch(model, live=True) (or Keras's Watch(live=True))";
+    }
   }
 
   fillTagPicker() {
@@ -233,7 +244,7 @@ class LivePage {
     this.scalarTable.replaceChildren(...[...this.scalars].sort(([a], [b]) => a.localeCompare(b)).map(
       ([tag, [step, wallTime, value]]) => el("tr", {}, el("td", {}, tag), el("td", { class: "sl-num" }, String(step)),
         el("td", { class: "sl-num" }, formatNumber(value)),
-        el("td", { class: "sl-num" }, `${Math.max(0, now - wallTime).toFixed(1)} s`))));
+        el("td", { class: "sl-num" }, formatAge(Math.max(0, now - wallTime))))));
   }
 }
 

@@ -3,7 +3,7 @@
 // legend parsed from the frame's description, and the hover line (layer, index, range,
 // value). See index.js for the page around it.
 
-import { el, formatNumber, route } from "./dom.js";
+import { el, formatAge, formatNumber, route } from "./dom.js";
 
 export const MAX_FRAMES = 5000;
 // Frames a panel fetches and decodes at once: two, so that the next frame's fetch overlaps
@@ -170,7 +170,7 @@ export class Panel {
     if (frames.length > MAX_FRAMES) frames.splice(0, frames.length - MAX_FRAMES);
     const age = Math.max(0, shownAt - meta.wall_time);
     this.info.textContent = `step ${meta.step} · ${bitmap.width}×${bitmap.height} · ` +
-      `shown ${(age * 1000).toFixed(0)} ms after the step`;
+      `shown ${formatAge(age)} after the step`;
     if (meta.description !== this.description) this.setDescription(meta.description);
     if (this.pointer) this.describe(this.pointer.x, this.pointer.y); // the new frame's value there
   }
