@@ -22,6 +22,7 @@ import pytest
 
 pd = pytest.importorskip("pandas")
 
+from summarylib.reading.tbparse_stack import merge_values, stack  # noqa: E402
 from summarylib.tbparse import SummaryReader  # noqa: E402
 
 TYPES = ["scalars", "tensors", "histograms", "hparams", "text"]
@@ -216,3 +217,26 @@ def test_images_and_audio_are_read_without_tensorflow(tmp_path: Path) -> None:
     expected_samples = (np.clip(clip, -1, 1) * 32767).astype(np.int16) / 32768
     np.testing.assert_allclose(samples[:, 0], expected_samples, atol=1 / 32768)
     assert (audio["tone/sample_rate"][0], audio["tone/length_frames"][0]) == (8000, 800)
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        [1, np.nan, 3, np.nan],
+        [True, np.nan, False, np.nan],
+        [True, False, True, True],
+        ["a", np.nan, "b", np.nan],
+        [1, "x", np.nan, 2.5],
+        [np.nan] * 4,
+        [b"a", np.nan, b"b", np.nan],
+        [np.zeros(2), np.nan, np.ones(2), np.nan],
+        [[1.0, 2.0], np.nan, 3.0, np.nan],
+    ],
+)
+@pytest.mark.parametrize("steps", [[0, 1, 2, 3], [0, 0, 1, 2], [0, 0, 0, 0]])
+def test_pivoting_merges_as_tbparse_does_value_by_value(column: list[Any], steps: list[int]) -> None:
+    """Columns of at most one value a step are merged at numpy's speed: as value by value."""
+    frame = pd.DataFrame.from_dict({"step": steps, "tag": column})
+    by_value = frame.groupby(["step"], sort=False).aggregate(merge_values).reset_index()
+    fast = stack([frame], pivot=True, extra_columns=set())
+    _assert_same(fast, by_value)

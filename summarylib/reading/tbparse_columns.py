@@ -38,10 +38,11 @@ def file_frame(
         return _frame(None, [], {}, None, pivot, extra_columns, file_name)
     kv = values.kinds["tensors" if event_type == "text" else event_type]
     positions = _grouped(kv, _tags(kv, values, event_type))
+    if not pivot:  # the order tbparse's stable sort by tag and step gives the file's rows
+        positions = _sorted(kv, positions, event_type)
     fields = _FIELDS[event_type](kv, positions, extra_columns) if len(positions) else {}
-    names = [kv.tags[i] for i in kv.tag[positions].tolist()]
-    if event_type == "text":
-        names = [name[: -len(TEXT_SUFFIX)] if name.endswith(TEXT_SUFFIX) else name for name in names]
+    output_tags = kv.tags if event_type != "text" else [_text_tag(tag) for tag in kv.tags]
+    names = np.array(output_tags, object)[kv.tag[positions]] if len(positions) else []
     return _frame(kv.step[positions], names, fields, kv.wall_time[positions], pivot, extra_columns, file_name)
 
 
@@ -66,18 +67,32 @@ def _grouped(kv: KindValues, tags: list[str]) -> np.ndarray:
     return order[ranks[order] >= 0]
 
 
+def _sorted(kv: KindValues, positions: np.ndarray, event_type: str) -> np.ndarray:
+    """`positions` stably sorted by tag (as output: text less its suffix) and step."""
+    names = kv.tags if event_type != "text" else [_text_tag(tag) for tag in kv.tags]
+    rank = np.zeros(len(names), np.int64)
+    rank[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+    return positions[np.lexsort((kv.step[positions], rank[kv.tag[positions]]))]
+
+
+def _text_tag(tag: str) -> str:
+    return tag[: -len(TEXT_SUFFIX)] if tag.endswith(TEXT_SUFFIX) else tag
+
+
 def _scalar_fields(kv: KindValues, positions: np.ndarray, extra: set[str]) -> dict[str, Any]:
-    number = kv.number[positions].copy()
-    for i, position in enumerate(positions.tolist()):
-        proto = kv.protos[position]
-        if proto is not None:
-            number[i] = proto.simple_value
+    number = kv.number[positions]
+    if kv.protos:
+        row_of = np.full(len(kv), -1, np.int64)
+        row_of[positions] = np.arange(len(positions))
+        for position, proto in kv.protos.items():
+            if row_of[position] >= 0:
+                number[row_of[position]] = proto.simple_value
     return {"value": number}
 
 
 def _tensor_value(kv: KindValues, position: int) -> Any:
     """make_ndarray's array of a tensor value, a Python scalar when it has shape []."""
-    proto = kv.protos[position]
+    proto = kv.protos.get(position)
     if proto is None:
         return float(kv.number[position])
     array = tensor_array(proto.tensor)
@@ -91,7 +106,7 @@ def _tensor_fields(kv: KindValues, positions: np.ndarray, extra: set[str]) -> di
 def _text_fields(kv: KindValues, positions: np.ndarray, extra: set[str]) -> dict[str, Any]:
     texts = []
     for position in positions.tolist():
-        proto = kv.protos[position]
+        proto = kv.protos.get(position)
         item = tensor_array(proto.tensor).item() if proto is not None else kv.number[position]
         if not isinstance(item, bytes):
             raise ValueError(f"text value of tag {kv.tags[kv.tag[position]]!r} is no string")

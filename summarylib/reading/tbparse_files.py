@@ -13,8 +13,8 @@ their `Summary.Value`, so nothing is decoded before a DataFrame asks for it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -39,8 +39,7 @@ class KindValues:
 
     `tags` in order of their first value (the accumulator's order); per value its tag (an
     index into `tags`), step and wall time, its number where it was read at the byte level
-    (a float32/float64 scalar), and its `Summary.Value` otherwise (None where read at the
-    byte level).
+    (a float32/float64 scalar), and otherwise its `Summary.Value` in `protos`, by position.
     """
 
     tags: list[str]
@@ -48,7 +47,7 @@ class KindValues:
     step: np.ndarray
     wall_time: np.ndarray
     number: np.ndarray
-    protos: list[summary_pb2.Summary.Value | None]
+    protos: dict[int, summary_pb2.Summary.Value]
 
     def __len__(self) -> int:
         return len(self.tag)
@@ -81,41 +80,40 @@ def read_files(path: str) -> dict[str, FileValues]:
 
 
 def _file_values(pieces: list[Rows], tag_names: list[str]) -> FileValues:
-    kind_names: list[np.ndarray] = []
+    kind_codes: list[np.ndarray] = []
     columns: dict[str, list[np.ndarray]] = {"tag": [], "step": [], "wall_time": [], "number": []}
-    protos: list[summary_pb2.Summary.Value | None] = []
+    protos: dict[int, summary_pb2.Summary.Value] = {}  # by position in the file's values
+    start = 0
     contents: dict[str, dict[str, bytes]] = {}
     claimed: set[str] = set()
     for rows in pieces:
-        kind_names.append(_kinds(rows))
+        kind_codes.append(_kinds(rows))
         for name in columns:
             columns[name].append(getattr(rows, name))
-        row_protos: list[summary_pb2.Summary.Value | None] = [None] * len(rows)
-        for position, value in rows.protos.items():
-            row_protos[position] = value
-        protos.extend(row_protos)
-        _first_contents(rows, row_protos, contents, claimed)
-    kind = np.concatenate(kind_names) if kind_names else np.zeros(0, object)
+        protos.update((start + position, value) for position, value in rows.protos.items())
+        start += len(rows)
+        _first_contents(rows, contents, claimed)
+    kind = np.concatenate(kind_codes) if kind_codes else np.zeros(0, np.int64)
     joined = {name: np.concatenate(parts) if parts else np.zeros(0) for name, parts in columns.items()}
     kinds = {}
-    for name in KINDS:
-        positions = np.flatnonzero(kind == name)
+    for code, name in enumerate(KINDS):
+        positions = np.flatnonzero(kind == code)
         kinds[name] = _kind_values(positions, joined, protos, tag_names)
     return FileValues(kinds, contents)
 
 
 def _kinds(rows: Rows) -> np.ndarray:
-    """The accumulator kind of each row (an object array of str)."""
-    by_shape = np.array([KIND_OF_FIELD[shape.kind] for shape in rows.shapes] + [""], object)
-    kinds = by_shape[rows.shape]  # -1: the "" at the end, filled below
+    """The accumulator kind of each row, as its index in KINDS."""
+    codes = {field: KINDS.index(kind) for field, kind in KIND_OF_FIELD.items()}
+    by_shape = np.array([codes[shape.kind] for shape in rows.shapes] + [-1], np.int64)
+    kinds = by_shape[rows.shape]  # -1: the -1 at the end, filled below
     for position, value in rows.protos.items():
-        kinds[position] = KIND_OF_FIELD.get(value.WhichOneof("value") or "", "")
+        kinds[position] = codes.get(value.WhichOneof("value") or "", -1)
     return kinds
 
 
 def _first_contents(
     rows: Rows,
-    protos: list[summary_pb2.Summary.Value | None],
     contents: dict[str, dict[str, bytes]],
     claimed: set[str],
 ) -> None:
@@ -131,9 +129,9 @@ def _first_contents(
     for position in first_of_shape.values():
         shape = rows.shapes[int(rows.shape[position])]
         candidates.append((int(rows.offset[position]), shape.tag, shape.claim or "", b""))
-    data = [(int(rows.offset[p]), protos[p]) for p in rows.protos]
+    data = [(int(rows.offset[p]), value) for p, value in rows.protos.items()]
     for offset, value in data + rows.bare:
-        if value is not None and value.HasField("metadata"):
+        if value.HasField("metadata"):
             plugin_data = value.metadata.plugin_data
             candidates.append((offset, value.tag, plugin_data.plugin_name, plugin_data.content))
     for _, tag, plugin, content in sorted(candidates, key=lambda candidate: candidate[0]):
@@ -146,7 +144,7 @@ def _first_contents(
 def _kind_values(
     positions: np.ndarray,
     columns: dict[str, np.ndarray],
-    protos: list[summary_pb2.Summary.Value | None],
+    protos: dict[int, summary_pb2.Summary.Value],
     tag_names: list[str],
 ) -> KindValues:
     """The values at `positions` with their tags renumbered in order of first appearance."""
@@ -165,5 +163,11 @@ def _kind_values(
     )
 
 
-def _taken(items: list, positions: Iterable[int]) -> list:
-    return [items[i] for i in np.asarray(positions).tolist()]
+def _taken(protos: dict[int, summary_pb2.Summary.Value], positions: np.ndarray) -> dict[int, Any]:
+    """The protos of the values at `positions` (sorted), by their position among those."""
+    if not protos or not len(positions):
+        return {}
+    at = np.array(sorted(protos), np.int64)
+    found = np.searchsorted(positions, at)
+    inside = (found < len(positions)) & (positions[np.minimum(found, len(positions) - 1)] == at)
+    return {new: protos[old] for old, new in zip(at[inside].tolist(), found[inside].tolist(), strict=True)}
