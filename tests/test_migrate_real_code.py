@@ -53,7 +53,7 @@ def test_a_contrib_framework_global_step_is_carried_over(tmp_path: Path, to: str
     logdir = tmp_path / "logs"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(FAKE_TF), os.environ.get("PYTHONPATH", "")]))
     subprocess.run([sys.executable, "-c", migrated, str(logdir)], check=True, env=env, timeout=120)
-    [(run, tags)] = read_scalars(str(logdir)).items()
+    [(_run, tags)] = read_scalars(str(logdir)).items()
     assert [step for step, _ in tags["loss"]] == [0, 1, 2]
 
 
@@ -121,7 +121,7 @@ def test_tags_under_name_scopes_are_written_as_tf2_wrote_them(tmp_path: Path) ->
     assert (status, left) == (0, [])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(FAKE_TF), os.environ.get("PYTHONPATH", "")]))
     subprocess.run([sys.executable, "-c", migrated, str(tmp_path / "logs")], check=True, env=env, timeout=120)
-    [(run, tags)] = read_scalars(str(tmp_path / "logs")).items()
+    [(_run, tags)] = read_scalars(str(tmp_path / "logs")).items()
     assert sorted(tags) == ["loss/inner/bar", "loss/inner/foo", "top"]
     assert migrate_source(migrated).source == migrated
 

@@ -7,7 +7,7 @@ def enable_eager_execution() -> None:
     """TF 1.x's switch; nothing to do here."""
 
 
-class name_scope:  # noqa: N801 (TensorFlow's spelling)
+class name_scope:
     """TF 2's name scope as a context manager: what it does to tags, TF 2 does inside its own
     tf.summary ops, so a migrated program must carry it in the tag itself."""
 
