@@ -13,7 +13,8 @@ same columns, dtypes, row order, index and values, on runs written by TensorFlow
 torch, tensorboardX and summarylib (tests/test_tbparse_compat.py compares them with tbparse's;
 tbparse's own test suite runs against this class in tests/test_tbparse_suite.py). Files are
 read once, by summarylib's reader, for every event type and every level of the directory
-tree; frames are made when an event type is first asked for.
+tree (a sweep of many runs by processes on the machine's cores, with a progress line on a
+terminal); frames are made when an event type is first asked for.
 
 What is not the same, and why:
 
@@ -44,6 +45,7 @@ from summarylib.reading.tbparse_helpers import Helpers
 from summarylib.reading.tbparse_media import session_hparams
 from summarylib.reading.tbparse_raw import accumulate
 from summarylib.reading.tbparse_stack import prefixed, stack
+from summarylib.reading.tbparse_sweep import read_all
 
 __all__ = ["SummaryReader"]
 
@@ -90,7 +92,7 @@ class SummaryReader(Helpers):
             raise KeyError(f"Invalid event types: {types - ALL_EVENT_TYPES}")
         if not os.path.exists(log_path):
             raise ValueError(f"File or directory not found: {log_path}")
-        self._setup(log_path, pivot, extras, types, read_files(log_path))
+        self._setup(log_path, pivot, extras, types, read_all(log_path))
 
     def _setup(
         self, log_path: str, pivot: bool, extras: set[str], types: set[str], files: dict[str, FileValues]
@@ -102,7 +104,11 @@ class SummaryReader(Helpers):
         self._extra_columns = extras
         self._event_types = types
         self._frames: dict[str, pd.DataFrame] = {}
-        self._values = files.get(key(log_path)) if "tfevents" in os.path.basename(log_path) else None
+        self._values = None
+        if "tfevents" in os.path.basename(log_path) and os.path.isfile(log_path):
+            # One the walk of runs did not meet (under a symlinked directory) is read alone.
+            found = files.get(key(log_path))
+            self._values = found if found is not None else read_files(log_path).get(key(log_path))
         self._children: dict[str, SummaryReader] = {}
         if os.path.isdir(log_path):
             for name in sorted(os.listdir(log_path)):

@@ -240,3 +240,21 @@ def test_pivoting_merges_as_tbparse_does_value_by_value(column: list[Any], steps
     by_value = frame.groupby(["step"], sort=False).aggregate(merge_values).reset_index()
     fast = stack([frame], pivot=True, extra_columns=set())
     _assert_same(fast, by_value)
+
+
+def test_a_sweep_read_by_worker_processes_is_read_as_in_one(logdirs: dict[str, Path]) -> None:
+    """The values of every file, read by two worker processes: the same as read in one."""
+    from summarylib.reading.tbparse_files import read_files
+    from summarylib.reading.tbparse_sweep import read_all
+
+    path = str(logdirs["torch"])
+    by_workers, in_one = read_all(path, workers=2), read_files(path)
+    assert by_workers.keys() == in_one.keys()
+    for file, values in in_one.items():
+        assert by_workers[file].contents == values.contents
+        for kind, expected in values.kinds.items():
+            got = by_workers[file].kinds[kind]
+            assert got.tags == expected.tags
+            for name in ("tag", "step", "wall_time", "number"):
+                np.testing.assert_array_equal(getattr(got, name), getattr(expected, name))
+            assert got.protos == expected.protos
