@@ -37,7 +37,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import pandas as pd
+try:
+    import pandas as pd
+except ImportError as error:  # an optional dependency: the `pandas` extra
+    raise ImportError("summarylib.tbparse needs pandas: pip install pandas") from error
 
 from summarylib.reading.tbparse_columns import SESSION_START_TAG, file_frame
 from summarylib.reading.tbparse_files import FileValues, key, read_files
