@@ -72,7 +72,6 @@ class Scan(NamedTuple):
     high: Any
     total: float  # values.astype(float).sum(), bit for bit: numpy's pairwise sum
     squares: float  # the same pairwise sum of the squares (torch's dot: to the last bits)
-    wide: np.ndarray | None  # the values as float64, if asked for
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
@@ -86,7 +85,7 @@ def _ranks(values: np.ndarray) -> np.ndarray:
 
 def _slots(patterns: np.ndarray, float_type: type) -> np.ndarray:
     """The counting slot of each bit pattern (as `float_type`'s unsigned integers)."""
-    values = patterns.view(float_type)
+    values: np.ndarray = patterns.view(float_type)
     ranks = _ranks(values.astype(np.float64))
     return np.where(np.signbit(values), 2 * _EDGE_COUNT + 1 - ranks, ranks)
 
@@ -123,21 +122,17 @@ def _cells(float_type: type) -> _Cells:
 class _Pass:
     """One pass over `values` in numpy's pairwise-sum blocks (see `scan`)."""
 
-    def __init__(self, values: np.ndarray, count: bool, keep_wide: bool) -> None:
+    def __init__(self, values: np.ndarray, count: bool) -> None:
         self.values = values
         size = min(values.size, _LEAF)
-        self.wide = None
-        if values.dtype == np.float64:
-            self.wide = values
-        elif keep_wide:
-            self.wide = np.empty(values.size)
         self.buffer, self.square = np.empty(size), np.empty(size)  # one block as float64
         self.lows: list[Any] = []
         self.highs: list[Any] = []
         self.counts = np.zeros(_SLOTS, np.intp) if count else None
         self.counted = np.float32 if values.dtype in (np.float16, np.float32) else np.float64
         self.cells = _cells(self.counted)
-        self.slots, self.scratch = np.empty(size, self.cells.bits), np.empty(size, self.cells.bits)
+        self.slots: np.ndarray = np.empty(size, self.cells.bits)
+        self.scratch: np.ndarray = np.empty(size, self.cells.bits)
         self.indices = np.empty(size, np.intp)
 
     def sums(self, start: int, size: int) -> tuple[float, float]:
@@ -154,7 +149,7 @@ class _Pass:
     def block(self, start: int, size: int) -> tuple[float, float]:
         """Converts, counts and sums one block while it is in the caches."""
         values = self.values[start : start + size]
-        wide = self.buffer[:size] if self.wide is None else self.wide[start : start + size]
+        wide = values if values.dtype == np.float64 else self.buffer[:size]
         if wide is not values:
             np.copyto(wide, values)
         self.lows.append(values.min())
@@ -168,7 +163,7 @@ class _Pass:
     def count(self, values: np.ndarray) -> None:
         """Adds the slots of a block of float32 or float64 values to the counts."""
         cells, n = self.cells, values.size
-        patterns = values.view(cells.bits)
+        patterns: np.ndarray = values.view(cells.bits)
         slots, scratch, indices = self.slots[:n], self.scratch[:n], self.indices[:n]
         np.copyto(indices, np.right_shift(patterns, cells.low_bits, out=scratch))
         np.take(cells.table, indices, mode="clip", out=slots)
@@ -178,15 +173,15 @@ class _Pass:
         self.counts += np.bincount(indices, minlength=_SLOTS)  # type: ignore[operator]
 
 
-def scan(values: np.ndarray, count: bool = True, keep_wide: bool = False) -> Scan:
+def scan(values: np.ndarray, count: bool = True) -> Scan:
     """One pass over `values` (flat, contiguous, any real dtype): torch's default-bins
-    counts (if `count`), min and max, numpy's sums of the values as float64 and of their
-    squares, and the values as float64 (if `keep_wide`), each block of values converted,
-    counted and summed while it is in the caches."""
-    found = _Pass(values, count, keep_wide)
+    counts (if `count`), min and max, and numpy's sums of the values as float64 and of
+    their squares, each block of values converted, counted and summed while it is in the
+    caches."""
+    found = _Pass(values, count)
     total, squares = found.sums(0, values.size)
     counts = None
     if found.counts is not None:
         ranks = found.counts[: _EDGE_COUNT + 1] + found.counts[_EDGE_COUNT + 1 :][::-1]
         counts = ranks[1:_EDGE_COUNT]
-    return Scan(counts, np.min(found.lows), np.max(found.highs), total, squares, found.wide)
+    return Scan(counts, np.min(found.lows), np.max(found.highs), total, squares)

@@ -94,7 +94,7 @@ def histogram_proto(
     if found.counts is not None:  # bins="tensorflow"
         counts, edges = merged(found.counts, EDGES, max_bins)
     else:
-        counts, edges = bounded_histogram(found.wide, bins, max_bins)
+        counts, edges = bounded_histogram(values.astype(np.float64, copy=False), bins, max_bins)
     counts, limits = _support(counts, edges)
     low, high = found.low, found.high
     if low == 0 or high == 0:  # the sign of a zero: as the float64 values' min and max have it
@@ -116,12 +116,12 @@ def histogram_summary(tag: str, values: np.ndarray, bins: Any, max_bins: int | N
     ±Inf, found by a min or max that is not finite, are left out with a warning."""
     count = isinstance(bins, str) and bins == "tensorflow"
     with np.errstate(over="ignore", invalid="ignore"):  # sums past float64's range are inf
-        found = scan(values, count, keep_wide=not count)
+        found = scan(values, count)
         if not (np.isfinite(found.low) and np.isfinite(found.high)):
             values = finite_values(tag, values)
             if not values.size:
                 return serialized([summary_pb2.Summary.Value(tag=tag, histo=empty_histogram_proto(values))])
-            found = scan(values, count, keep_wide=not count)
+            found = scan(values, count)
     proto = histogram_proto(values, found, bins, max_bins)
     return serialized([summary_pb2.Summary.Value(tag=tag, histo=proto)])
 
