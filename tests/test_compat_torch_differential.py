@@ -1,23 +1,20 @@
 """The same program through torch.utils.tensorboard's SummaryWriter and through
 summarylib.compat.torch's, compared through TensorBoard's data provider: what its
-dashboards get from both logdirs.
+dashboards get from both logdirs (tests/test_dropin_differential_files.py compares the
+same program's files as raw protos and through EventAccumulator).
 
 Intended differences (the reason beside each):
 - add_video: torch needs moviepy (not installed here) and without it writes an empty
-  value; ours writes the GIF (tested in test_compat_torch_media.py). Left out here.
-- add_hparams: torch writes into a new timestamped run, ours into the writer's own run
-  (compared in test_compat_torch_hparams.py, run for run).
+  value; ours writes the GIF (tested in test_compat_torch_extras.py). Left out here.
+- add_hparams: compared in test_dropin_hparams_files.py (torch writes each call into a
+  run of its own, named by the time).
 - add_graph: torch's node names come from TorchScript (`Net/Linear[fc1]/input.1`), ours
   from the traced calls (`Net/fc1/Linear`); compared: inputs and the module hierarchy.
 - Scalars written with `new_style=True` carry the scalars plugin's metadata in both;
   v1 scalars none in both.
-- add_image_with_boxes with `rescale`: torch's `Summary.Image` states the width and
-  height before rescaling, which contradict its PNG; ours states the PNG's.
 - PNG bytes differ (our encoder); decoded pixels are compared.
 - add_tensor of bfloat16, float16 and uint8: torch's records cannot be read back
   (TORCH_TENSOR_UNREADABLE); ours are compared with the tensor (bfloat16 as float32).
-- Histograms with bins="tensorflow": ours is TF's own bucketing (TF 1.x `histo`), torch's
-  numpy's over the same limits; buckets are compared exactly.
 """
 
 from __future__ import annotations
@@ -185,15 +182,12 @@ def test_tensor_equal(logdirs):
 
 
 def assert_same_histograms(theirs: dict, ours: dict) -> None:
-    """The same buckets (TF collapses runs of empty buckets, numpy does not: compared
-    without the empty ones for bins="tensorflow"), total and range, tag for tag."""
+    """The same buckets, total and range, tag for tag."""
     assert shapes(ours) == shapes(theirs)
     for tag, points in theirs["."].items():
         for (_, expected), (_, got) in zip(points, ours["."][tag], strict=True):
             assert got[:, 2].sum() == expected[:, 2].sum(), tag
             assert (got[0, 0], got[-1, 1]) == (expected[0, 0], expected[-1, 1]), tag
-            if tag.startswith(TENSORFLOW_BINS):
-                got, expected = got[got[:, 2] > 0], expected[expected[:, 2] > 0]
             np.testing.assert_array_equal(got, expected, err_msg=tag)
 
 
@@ -218,8 +212,6 @@ def assert_same_pixels(theirs: dict, ours: dict) -> None:
     for tag, points in theirs["."].items():
         for (_, expected), (_, got) in zip(points, ours["."][tag], strict=True):
             for want, have in zip(decoded(expected), decoded(got), strict=True):
-                if tag == "boxes/rescaled" and isinstance(want, bytes):
-                    continue  # torch states the size before rescaling, ours the PNG's
                 np.testing.assert_array_equal(have, want, err_msg=tag)
 
 

@@ -5,7 +5,8 @@ the raw protos of every run (value kinds and fields; PNG, GIF and WAV bytes comp
 what they decode to) and TensorBoard's `EventAccumulator` (`Scalars`, `Images`, `Audio`,
 `Histograms`, `Tensors`).
 
-What may differ, and why: the encoders' bytes (compared decoded), the graph (an event of
+What may differ, and why: the encoders' bytes (compared decoded), a histogram's sum of
+squares past its 12th digit (torch's is BLAS's dot product, in the BLAS build's order), the graph (an event of
 its own, not a summary value: compared in test_compat_torch_differential.py, node names
 coming from another tracer) and add_video (torch and tensorboardX need moviepy, not
 installed here, and write an empty value without it; not called). With tensorboardX, an
@@ -31,7 +32,7 @@ from torch.utils.tensorboard import SummaryWriter as TorchWriter
 
 from summarylib.compat import tensorboardX as compat_tensorboardx
 from summarylib.compat.torch import SummaryWriter
-from tests.dropin_files import _decoded, decoded_values, run_metadata, run_values
+from tests.dropin_files import _decoded, decoded_values, run_metadata, run_values, same_to_the_last_bits
 from tests.test_compat_torch_differential import program
 
 # Tags whose values may differ, by anchor (the module docstring says why).
@@ -117,6 +118,18 @@ def _accumulators(logdir: str) -> dict[str, EventAccumulator]:
     return runs
 
 
+def _histogram(histogram) -> tuple:
+    """A histogram's fields as EventAccumulator gives them, its sum of squares to the bits
+    BLAS leaves alike (see the module docstring)."""
+    fields = (histogram.min, histogram.max, histogram.num, histogram.sum)
+    return (
+        *fields,
+        same_to_the_last_bits(histogram.sum_squares),
+        list(histogram.bucket_limit),
+        list(histogram.bucket),
+    )
+
+
 def _read(accumulator: EventAccumulator, kind: str) -> dict:
     """{tag: [(step, what a reader gets), ...]} of one kind, as EventAccumulator gives it."""
     tags = accumulator.Tags()[kind]
@@ -138,7 +151,10 @@ def _read(accumulator: EventAccumulator, kind: str) -> dict:
             for tag in tags
         }
     if kind == "histograms":
-        return {tag: [(e.step, e.histogram_value) for e in accumulator.Histograms(tag)] for tag in tags}
+        return {
+            tag: [(e.step, *_histogram(e.histogram_value)) for e in accumulator.Histograms(tag)]
+            for tag in tags
+        }
     return {
         tag: [(e.step, tensor_util.make_ndarray(e.tensor_proto).tolist()) for e in accumulator.Tensors(tag)]
         for tag in tags

@@ -233,7 +233,7 @@ def test_missing_libcst_names_the_extra() -> None:
         "try:\n    from summarylib.migrate import migrate_source\nexcept ImportError as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "summarylib[migrate]" in out
+    assert "pip install -e '.[migrate]'" in out
 
 
 # Multi-file projects, where what a module is depends on the modules beside it.

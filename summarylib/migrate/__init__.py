@@ -28,8 +28,8 @@ if TYPE_CHECKING:
 __all__ = ["FileReport", "MigrationResult", "migrate_source"]
 
 MISSING_LIBCST = (
-    "summarylib.migrate needs libcst, which is not installed: pip install 'summarylib[migrate]'"
-    " (from a clone: pip install -e '.[migrate]')"
+    "summarylib.migrate needs libcst, which is not installed: from summarylib's clone, "
+    "pip install -e '.[migrate]'"
 )
 
 
