@@ -40,9 +40,8 @@ def merge_values(column: pd.Series) -> Any:
 def prefixed(frame: pd.DataFrame, directory: str) -> pd.DataFrame:
     """A child directory's frame with its name put before each `dir_name`."""
     if "dir_name" in frame:
-        at_top = frame["dir_name"] == ""
-        frame.loc[at_top, "dir_name"] = directory
-        frame.loc[~at_top, "dir_name"] = directory + "/" + frame.loc[~at_top, "dir_name"]
+        names = frame["dir_name"]
+        frame["dir_name"] = (directory + "/" + names).where(names != "", directory)
     return frame
 
 
