@@ -35,6 +35,7 @@ BENCHMARKS = [
     ("bench_live.py", "the Live dashboard in TensorBoard and Chromium: latency, frames a second, switches"),
     ("bench_engine.py", "the writer: queueing, flushing, sustained images"),
     ("bench_reader.py", "reading event files back beside TensorBoard's loader"),
+    ("bench_tbparse.py", "runs and a sweep into pandas beside tbparse and TensorBoard's EventAccumulator"),
     ("bench_object_store.py", "writing to an S3-protocol server (moto) beside tensorboardX"),
 ]
 

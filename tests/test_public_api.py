@@ -61,6 +61,7 @@ PUBLIC = {
         "session_end_pb",
     ],
     "summarylib.distributed": ["max", "mean", "sum"],
+    "summarylib.tbparse": ["SummaryReader"],
     "summarylib.reader": [
         "Batch",
         "CHUNK_SIZE",
