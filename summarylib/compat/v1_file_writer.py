@@ -5,6 +5,7 @@ added to an event file named as TF 1.x named them, at a `global_step`."""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from typing import Any, ClassVar
@@ -118,6 +119,15 @@ class FileWriter:
         self.close()
 
 
+def _tensorflow_default_graph() -> Any:
+    """TensorFlow's default graph when the program imported TensorFlow, else None (a
+    program without TensorFlow has no graph of ops to show)."""
+    tensorflow = sys.modules.get("tensorflow")
+    v1 = getattr(getattr(tensorflow, "compat", None), "v1", None)
+    get_default_graph = getattr(v1, "get_default_graph", None)
+    return get_default_graph() if callable(get_default_graph) else None
+
+
 class FileWriterCache:
     """One FileWriter per logdir, as `tf.compat.v1.summary.FileWriterCache`."""
 
@@ -126,11 +136,13 @@ class FileWriterCache:
 
     @classmethod
     def get(cls, logdir: str | os.PathLike) -> FileWriter:
-        """The cached FileWriter of `logdir`, created on first use."""
+        """The cached FileWriter of `logdir`, created on first use with TensorFlow's default
+        graph, as TF's cache creates it, where the program imported TensorFlow (a graph-mode
+        program that keeps its ops): TensorBoard's Graphs tab shows it then too."""
         key = os.fspath(logdir)
         with cls._lock:
             if key not in cls._writers:
-                cls._writers[key] = FileWriter(key)
+                cls._writers[key] = FileWriter(key, graph=_tensorflow_default_graph())
             return cls._writers[key]
 
     @classmethod
