@@ -114,6 +114,8 @@ def written_shapes(tmp_path_factory) -> dict[str, tuple[object, ...]]:
 def test_the_event_file_names_shown_are_shaped_as_written(written_shapes):
     """Every event file name or name pattern the pages show has the shape of a real one
     (the zero-padded counter, a segment's number); a pattern is filled in to compare."""
+    if "segment" not in written_shapes:
+        pytest.skip("fsspec is not installed (the remote extra): no object store's names to compare with")
     fill = {"seconds": 1796173146, "hostname": "vm", "pid": 7886, "counter": 0, "writer": 0, "number": 0}
     shown = []
     for page in PAGES:

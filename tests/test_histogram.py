@@ -392,3 +392,13 @@ def test_array_likes_and_numpy_integer_buckets(logdir):
 
 def test_nothing_recorded_without_a_writer():
     assert sl.histogram("w", object()) is False
+
+
+def test_torch_style_buckets_of_a_range_float64_cannot_split_need_no_numpy_version():
+    """compat.torch's add_histogram(bins="fd") of one value of 4.5e15: numpy cannot make the
+    buckets (numpy >= 2.2 raises ValueError, older ones IndexError: both are caught), and
+    equal buckets hold the value instead, on every numpy the project declares."""
+    from summarylib.compat.torch.histogram_bins import bounded_histogram
+
+    counts, edges = bounded_histogram(np.array([4.5036e15]), "fd", None)
+    assert counts.sum() == 1 and edges[0] <= 4.5036e15 <= edges[-1]

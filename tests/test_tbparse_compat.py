@@ -191,6 +191,7 @@ def test_the_argument_checks_are_tbparse_s(tmp_path: Path) -> None:
 
 def test_images_and_audio_are_read_without_tensorflow(tmp_path: Path) -> None:
     """torch's images as the uint8 arrays it encodes, its audio as 16-bit samples in [-1, 1)."""
+    pytest.importorskip("torch", reason="torch is not installed (the frameworks extra)")
     from torch.utils.tensorboard import SummaryWriter
 
     image = np.linspace(0, 1, 3 * 6 * 8).reshape(3, 6, 8)

@@ -73,11 +73,12 @@ def equal_buckets(values: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarra
 
 def _numpy_histogram(values: np.ndarray, bins: str | int | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """numpy's buckets, or equal ones where numpy cannot make them (see `equal_buckets`):
-    as many as asked, or Sturges' number for a rule."""
+    as many as asked, or Sturges' number for a rule. numpy < 2.2 raises IndexError where
+    later ones raise ValueError (a range float64 cannot split, e.g. one value of 4.5e15)."""
     try:
         with np.errstate(all="ignore"):
             return np.histogram(values, bins=bins)
-    except ValueError:
+    except (ValueError, IndexError):
         count = bins if isinstance(bins, int) else math.ceil(math.log2(values.size) + 1)
         return equal_buckets(values, count)
 
