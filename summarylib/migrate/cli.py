@@ -79,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         reports.append(report)
         if diff:
             diffs[str(found.path)] = diff
+    if not reports:
+        where = ", ".join(args.paths)
+        print(f"summarylib.migrate: nothing to migrate: no .py or .ipynb file in {where}", file=sys.stderr)
     text = render_json(reports, diffs) if args.json else render_text(reports)
     if not (args.in_place or output is not None or args.json):
         write_stdout("".join(diffs.values()))

@@ -45,6 +45,11 @@ class FileReport:
         return f"{self.path}:{location}"
 
 
+def _counted(count: int, noun: str) -> str:
+    """`count` `noun`s, in the singular for one."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def render_text(reports: list[FileReport]) -> str:
     """The report as text, one block a file that had something to say."""
     lines = []
@@ -67,7 +72,10 @@ def render_text(reports: list[FileReport]) -> str:
     changed = sum(len(r.changes) for r in reports)
     left = sum(len(r.left) for r in reports)
     errors = sum(1 for r in reports if r.error)
-    summary = f"{len(reports)} files, {changed} changes, {left} calls left for a person, {errors} not parsed"
+    summary = (
+        f"{_counted(len(reports), 'file')}, {_counted(changed, 'change')}, "
+        f"{_counted(left, 'call')} left for a person, {errors} not parsed"
+    )
     untouched = sum(1 for r in reports if r.untouched)
     skipped = sum(1 for r in reports if r.skipped)
     if untouched:
