@@ -376,14 +376,15 @@ def test_hparams_api_moves_with_the_writer() -> None:
     assert result.report.left == []
 
 
+def _migrate_command(*arguments: str) -> subprocess.CompletedProcess:
+    """`python -m summarylib.migrate ARGUMENTS` in a real subprocess."""
+    command = [sys.executable, "-m", "summarylib.migrate", *arguments]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
 def test_a_folder_without_python_files_says_there_is_nothing_to_migrate(tmp_path):
     (tmp_path / "notes.txt").write_text("no code here\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "summarylib.migrate", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = _migrate_command(str(tmp_path))
     assert result.returncode == 0
     assert "nothing to migrate: no .py or .ipynb file in" in result.stderr
     assert result.stdout.rstrip().endswith("0 files, 0 changes, 0 calls left for a person, 0 not parsed")
@@ -391,10 +392,4 @@ def test_a_folder_without_python_files_says_there_is_nothing_to_migrate(tmp_path
 
 def test_one_file_is_counted_as_one_file(tmp_path):
     (tmp_path / "train.py").write_text("import tensorflow as tf\ntf.summary.scalar('x', 1.0, step=0)\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "summarylib.migrate", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert "\n1 file, " in result.stdout
+    assert "\n1 file, " in _migrate_command(str(tmp_path)).stdout
