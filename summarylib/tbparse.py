@@ -29,12 +29,15 @@ What is not the same, and why:
 - `raw_events` holds dataclasses with the names and fields of TensorBoard's events, and
   summarylib's protos (the same fields), not TensorBoard's classes; bfloat16 tensors come
   back as float32 (numpy has no bfloat16).
-- Local paths only, as tbparse (summarylib's `load_table` reads object stores).
+- `log_path` may also be a URL of an object store or another fsspec filesystem
+  (`s3://bucket/sweep`), opened with `storage_options` (fsspec's: credentials, endpoint, ...);
+  tbparse reads local paths only.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Any
 
 try:
@@ -42,6 +45,7 @@ try:
 except ImportError as error:  # an optional dependency: the `pandas` extra
     raise ImportError("summarylib.tbparse needs pandas: pip install pandas") from error
 
+from summarylib.format.storage import StorageOptions, join
 from summarylib.reading.tbparse_columns import SESSION_START_TAG, file_frame
 from summarylib.reading.tbparse_files import FileValues, key, read_files
 from summarylib.reading.tbparse_helpers import Helpers
@@ -49,6 +53,7 @@ from summarylib.reading.tbparse_media import session_hparams
 from summarylib.reading.tbparse_raw import accumulate
 from summarylib.reading.tbparse_stack import prefixed, stack
 from summarylib.reading.tbparse_sweep import read_all
+from summarylib.reading.tbparse_tree import Tree
 
 __all__ = ["SummaryReader"]
 
@@ -62,6 +67,18 @@ _TYPE_ORDER = ("images", "audio", "histograms", "scalars", "tensors", "hparams",
 _RAW_TYPES = {*_TYPE_ORDER, "graph", "meta_graph", "run_metadata"}
 
 
+@dataclass(frozen=True)
+class _Shared:
+    """What every reader of one tree shares: the arguments, the entries, the values read."""
+
+    pivot: bool
+    extra_columns: set[str]
+    event_types: set[str]
+    storage_options: StorageOptions
+    tree: Tree
+    files: dict[str, FileValues]
+
+
 class SummaryReader(Helpers):
     """The events of an event file, or of every event file under a directory, as DataFrames
     (see the module's docstring).
@@ -71,6 +88,7 @@ class SummaryReader(Helpers):
     `extra_columns`: a set of dir_name, file_name, wall_time, min, max, num, sum, sum_squares
     (histograms), width, height (images), content_type, length_frames, sample_rate (audio).
     `event_types`: the set of event types that may be asked for (all by default).
+    `storage_options`: for a URL `log_path`'s filesystem (summarylib's; tbparse has none).
     ValueError when the path does not exist or an argument is not a set, KeyError for an
     unknown column or event type, as tbparse.
     """
@@ -82,6 +100,7 @@ class SummaryReader(Helpers):
         pivot: bool = False,
         extra_columns: set[str] | None = None,
         event_types: set[str] | None = None,
+        storage_options: StorageOptions = None,
     ) -> None:
         extras = (extra_columns or set()).copy()
         if not isinstance(extras, set):
@@ -93,30 +112,34 @@ class SummaryReader(Helpers):
             raise ValueError(f"`event_types` should be a {set} instead of {type(types)}")
         if types - ALL_EVENT_TYPES:
             raise KeyError(f"Invalid event types: {types - ALL_EVENT_TYPES}")
-        if not os.path.exists(log_path):
+        tree = Tree(log_path, storage_options)
+        if tree.kind(log_path) is None:
             raise ValueError(f"File or directory not found: {log_path}")
-        self._setup(log_path, pivot, extras, types, read_all(log_path))
+        files = read_all(log_path, storage_options=storage_options)
+        self._setup(log_path, _Shared(pivot, extras, types, storage_options, tree, files))
 
-    def _setup(
-        self, log_path: str, pivot: bool, extras: set[str], types: set[str], files: dict[str, FileValues]
-    ) -> None:
+    def _setup(self, log_path: str, shared: _Shared) -> None:
         """Set the reader of `log_path` up, and its children: one per directory entry, sorted by
-        name, sharing the values read once (`files`)."""
+        name, sharing the values read once (`shared.files`)."""
         self._log_path = log_path
-        self._pivot = pivot
-        self._extra_columns = extras
-        self._event_types = types
+        self._pivot = shared.pivot
+        self._extra_columns = shared.extra_columns
+        self._event_types = shared.event_types
+        self._storage_options = shared.storage_options
+        self._kind = shared.tree.kind(log_path)
         self._frames: dict[str, pd.DataFrame] = {}
         self._values = None
-        if "tfevents" in os.path.basename(log_path) and os.path.isfile(log_path):
+        if "tfevents" in os.path.basename(log_path) and self._kind == "file":
             # One the walk of runs did not meet (under a symlinked directory) is read alone.
-            found = files.get(key(log_path))
-            self._values = found if found is not None else read_files(log_path).get(key(log_path))
+            found = shared.files.get(key(log_path))
+            if found is None:
+                found = read_files(log_path, shared.storage_options).get(key(log_path))
+            self._values = found
         self._children: dict[str, SummaryReader] = {}
-        if os.path.isdir(log_path):
-            for name in sorted(os.listdir(log_path)):
+        if self._kind == "directory":
+            for name in shared.tree.names(log_path):
                 child = object.__new__(SummaryReader)
-                child._setup(os.path.join(log_path, name), pivot, extras, types, files)
+                child._setup(join(log_path, name), shared)
                 self._children[name] = child
 
     @property
@@ -142,14 +165,14 @@ class SummaryReader(Helpers):
             raise ValueError(f"Unknown event_type: {event_type}")
         if event_type not in self._event_types:
             raise ValueError(f"event_type is ignored by user: {event_type}")
-        if os.path.isfile(self.log_path):
+        if self._kind == "file":
             frames = [self._file_frame(event_type).copy()]
         else:
             frames = []
-            for child in self._children.values():
+            for name, child in self._children.items():
                 frame = child.get_events(event_type)
-                if os.path.isdir(child.log_path):
-                    frame = prefixed(frame, os.path.basename(child.log_path))
+                if child._kind == "directory":
+                    frame = prefixed(frame, name)
                 frames.append(frame)
         return stack(frames, self._pivot, self._extra_columns)
 
@@ -211,7 +234,7 @@ class SummaryReader(Helpers):
         return tags[event_type] if event_type is not None else tags
 
     def _tags(self, event_type: str) -> list[str]:
-        if os.path.isfile(self.log_path):
+        if self._kind == "file":
             return self._file_tags(event_type)
         found = [tag for child in self._children.values() for tag in child._tags(event_type)]
         return list(dict.fromkeys(found))
@@ -240,9 +263,9 @@ class SummaryReader(Helpers):
         it. ValueError for a directory or an unknown type."""
         if event_type is not None and event_type not in _RAW_TYPES:
             raise ValueError(f"Unknown event_type: {event_type}")
-        if os.path.isdir(self.log_path):
+        if self._kind == "directory":
             raise ValueError(f"Not an event file: {self.log_path}")
-        tags = accumulate(self.log_path).tags()
+        tags = accumulate(self.log_path, self._storage_options).tags()
         return tags if event_type is None else tags[event_type]
 
     @property
@@ -254,11 +277,11 @@ class SummaryReader(Helpers):
         """An event file's raw events ({type: {tag: events}}, {tag: events} of a type, or the
         events of a tag); for hparams a tag's plugin content. ValueError for a directory or a
         tag without a type, KeyError for an unknown type or tag."""
-        if os.path.isdir(self.log_path):
+        if self._kind == "directory":
             raise ValueError(f"Not an event file: {self.log_path}")
         if event_type is None and tag is not None:
             raise ValueError("tag shouldn't be set if event_type is None")
-        found = accumulate(self.log_path)
+        found = accumulate(self.log_path, self._storage_options)
 
         def of_type(name: str) -> dict[str, Any]:
             if name == "hparams":

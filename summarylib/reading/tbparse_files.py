@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.format.storage import StorageOptions, is_url
 from summarylib.proto import summary_pb2
 from summarylib.reading.follow import Reader
 from summarylib.reading.rows import Rows
@@ -63,14 +64,33 @@ class FileValues:
 
 
 def key(path: str) -> str:
-    """The one spelling of a local path that the reader and the directory walk share."""
-    return os.path.normcase(os.path.abspath(path))
+    """The one spelling of a path that the reader and the directory walk share: a local
+    path made absolute, a URL as it is."""
+    return path if is_url(path) else os.path.normcase(os.path.abspath(path))
 
 
-def read_files(path: str) -> dict[str, FileValues]:
+class _FilesReader(Reader):
+    """A Reader of the given event files, each its own run (as tbparse reads each file with
+    its own accumulator): remote ones requested ahead across the files, not file by file."""
+
+    def __init__(self, files: list[str], options: StorageOptions) -> None:
+        super().__init__(files[0], tolerant=True, storage_options=options)
+        self._files = {file: [file] for file in files}
+
+    def runs(self) -> dict[str, list[str]]:
+        return self._files
+
+
+def read_files(path: str | list[str], storage_options: StorageOptions = None) -> dict[str, FileValues]:
     """{key(file): FileValues} of every event file at `path` (an event file or a directory,
-    searched as TensorBoard finds runs). Damaged records are skipped (`tolerant`)."""
-    reader = Reader(path, tolerant=True)
+    searched as TensorBoard finds runs), or of a list of event files. Damaged records are
+    skipped (`tolerant`). `storage_options`: for a URL's filesystem."""
+    if isinstance(path, list):
+        if not path:
+            return {}
+        reader: Reader = _FilesReader(path, storage_options)
+    else:
+        reader = Reader(path, tolerant=True, storage_options=storage_options)
     pieces: dict[str, list[Rows]] = {}
     for batch in reader.batches(keep_events=True):
         pieces.setdefault(key(batch.path), []).append(batch.rows)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from summarylib.format.storage import StorageOptions
 from summarylib.proto import histogram_pb2, summary_pb2, tensor_pb2
 from summarylib.reading.file_scan import iter_events
 from summarylib.reading.tbparse_files import KIND_OF_FIELD
@@ -103,11 +104,12 @@ class Accumulated:
         }
 
 
-def accumulate(path: str) -> Accumulated:
-    """The raw view of the event file at `path` (damaged records skipped)."""
+def accumulate(path: str, storage_options: StorageOptions = None) -> Accumulated:
+    """The raw view of the event file at `path` (damaged records skipped); `storage_options`
+    for a URL's filesystem."""
     found = Accumulated()
     claimed: set[str] = set()
-    for event in iter_events(path, tolerant=True):
+    for event in iter_events(path, tolerant=True, storage_options=storage_options):
         if event.HasField("graph_def"):
             found.graph = True
         elif event.HasField("meta_graph_def"):

@@ -59,9 +59,9 @@ def stack(frames: list[pd.DataFrame], pivot: bool, extra_columns: set[str]) -> p
     keys = [name for name in keys if name in stacked.columns]
     if not pivot:
         if sum(len(frame) > 0 for frame in frames) > 1:
-            stacked.sort_values(keys, ignore_index=True, inplace=True)
+            stacked = stacked.sort_values(keys, ignore_index=True)
         return stacked
-    stacked.sort_values(keys, ignore_index=True, inplace=True)
+    stacked = stacked.sort_values(keys, ignore_index=True)
     return _merged(stacked, keys)
 
 
@@ -93,7 +93,7 @@ def _merged(stacked: pd.DataFrame, keys: list[Any]) -> pd.DataFrame:
     if several:
         parts.append(grouped[several].aggregate(merge_values))
     merged = pd.concat(parts, axis=1) if len(parts) > 1 else parts[0] if parts else grouped.size().to_frame()
-    merged.reset_index(inplace=True)
+    merged = merged.reset_index()
     middle = sorted(name for name in stacked.columns if name not in _OUTER_COLUMNS)
     order = ["step", *middle, "wall_time", "dir_name", "file_name"]
     return merged[[name for name in order if name in stacked.columns]]
