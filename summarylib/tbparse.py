@@ -174,6 +174,9 @@ class SummaryReader(Helpers):
                 if child._kind == "directory":
                     frame = prefixed(frame, name)
                 frames.append(frame)
+            # Each level's result is sorted by the keys; an hparams file's frame is not.
+            sorted_below = self._pivot or event_type != "hparams"
+            return stack(frames, self._pivot, self._extra_columns, sorted_below=sorted_below)
         return stack(frames, self._pivot, self._extra_columns)
 
     def _file_frame(self, event_type: str) -> pd.DataFrame:

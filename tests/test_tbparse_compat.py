@@ -259,3 +259,21 @@ def test_a_sweep_read_by_worker_processes_is_read_as_in_one(logdirs: dict[str, P
             for name in ("tag", "step", "wall_time", "number"):
                 np.testing.assert_array_equal(getattr(got, name), getattr(expected, name))
             assert got.protos == expected.protos
+
+
+def test_a_sweep_whose_directory_order_is_not_its_dir_name_order_is_tbparse_s(tmp_path: Path) -> None:
+    """Runs whose names sort one way as directories and another as dir_names ("a" holding
+    "b" before "a-c", but "a-c" before "a/b"), runs of several files, and an event file
+    beside the runs: the rows come in tbparse's order."""
+    tbparse = _tbparse()
+    from summarylib.compat.torch import SummaryWriter
+
+    for run, start in (("a/b", 0), ("a-c", 1), ("a", 2), ("z", 3), ("z", 4), (".", 5)):
+        with SummaryWriter(str(tmp_path / run), filename_suffix=f".{start}") as writer:
+            for step in range(3):
+                writer.add_scalar("loss", start + step * 0.5, step + start % 2)
+                writer.add_scalar("acc", start - step * 0.5, step)
+    for pivot, extras in itertools.product([False, True], EXTRAS):
+        options = {"pivot": pivot, "extra_columns": extras, "event_types": {"scalars"}}
+        theirs = tbparse.SummaryReader(str(tmp_path), **options)
+        _assert_same(_events(SummaryReader(str(tmp_path), **options), "scalars"), _events(theirs, "scalars"))

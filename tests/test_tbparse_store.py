@@ -73,21 +73,24 @@ def test_a_missing_prefix_is_not_found_as_a_missing_directory(s3) -> None:
         SummaryReader(f"s3://{BUCKET}/no-such-sweep")
 
 
-def test_worker_processes_read_the_bucket_with_this_process_s_endpoint(sweep: tuple[Path, str]) -> None:
-    """The fork server the workers come from started before the endpoint was set (as when a
-    program read a local sweep first): the workers still read the bucket, every file once,
-    with the values read in one process."""
+def test_a_script_reads_a_bucket_by_worker_processes_with_its_endpoint(
+    sweep: tuple[Path, str], tmp_path: Path
+) -> None:
+    """A script as notebooks and quick analyses are written (no `if __name__ == "__main__"`),
+    setting the store's endpoint only once it runs: its workers read the bucket, every file
+    once, with the values read in one process, and the script runs once."""
     local, remote = sweep
-    program = textwrap.dedent(f"""
-        import json, multiprocessing, multiprocessing.forkserver, os
+    script = tmp_path / "analysis.py"
+    script.write_text(
+        textwrap.dedent(f"""
+        import json, os
         import numpy as np
-        from tests.test_tbparse_store import counts
-        endpoint = os.environ.pop("AWS_ENDPOINT_URL")
-        multiprocessing.forkserver.ensure_running()
-        os.environ["AWS_ENDPOINT_URL"] = endpoint
+        os.environ["AWS_ENDPOINT_URL"] = os.environ.pop("ENDPOINT_FOR_THE_SCRIPT")
         from summarylib.reading.discovery import find_sources
         from summarylib.reading.tbparse_files import read_files
         from summarylib.reading.tbparse_sweep import read_all
+        from tests.test_tbparse_store import counts
+        print("started")
         files = [f for run in find_sources({remote!r}).values() for f in run]
         by_workers, in_one = read_all({remote!r}, workers=2), read_files(files)
         assert by_workers.keys() == in_one.keys(), (by_workers.keys(), in_one.keys())
@@ -99,14 +102,18 @@ def test_worker_processes_read_the_bucket_with_this_process_s_endpoint(sweep: tu
                 assert np.array_equal(got.number, expected.number, equal_nan=True), file
         print(json.dumps(counts(in_one, {remote!r})))
     """)
+    )
     root = str(Path(__file__).resolve().parents[1])
     environment = {**os.environ, "PYTHONPATH": root}
+    environment["ENDPOINT_FOR_THE_SCRIPT"] = environment.pop("AWS_ENDPOINT_URL")
     done = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, env=environment, timeout=120
+        [sys.executable, str(script)], capture_output=True, text=True, env=environment, timeout=120
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    started, values = done.stdout.splitlines()
+    assert started == "started"
     local_files = [str(file) for file in sorted(local.rglob("*tfevents*"))]
-    assert json.loads(done.stdout) == counts(read_files(local_files), str(local))
+    assert json.loads(values) == counts(read_files(local_files), str(local))
 
 
 def counts(files: dict, top: str) -> dict[str, dict[str, int]]:

@@ -4,9 +4,8 @@ machine's cores, and a progress line on a terminal.
 Decoding dominates reading local files (the bytes alone take a small share: see
 benchmarks/bench_tbparse.py), and it holds the GIL, so a sweep of many runs is read by
 processes, each handed groups of files; small logdirs, where starting them would cost more
-than it saves, are read in this process. Workers start from a fork server (or spawn), never by
-forking this process, whose other threads (a writer's) may hold locks; each takes this
-process's environment as it is at the read (an object store's endpoint and credentials).
+than it saves, are read in this process. Workers are fresh interpreters
+(summarylib.reading.tbparse_worker), not forks and not multiprocessing's: see there why.
 
 On an object store, where each object is a request that mostly waits, the requests of a
 group's files are in flight together on the filesystem's event loop, ahead of the decoder
@@ -15,13 +14,15 @@ group's files are in flight together on the filesystem's event loop, ahead of th
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import pickle
+import queue
+import subprocess
 import sys
+import tempfile
+import threading
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from itertools import repeat
-from typing import TextIO
+from typing import IO, TextIO
 
 from summarylib.format.storage import StorageOptions, is_url
 from summarylib.reading.discovery import find_sources
@@ -30,7 +31,7 @@ from summarylib.reading.tbparse_files import FileValues, read_files
 # Processes pay off from this many bytes of local event files and two files a worker, or
 # from this many objects on a store (whose sizes would cost a request each to learn).
 PARALLEL_BYTES = 32 * 2**20
-PARALLEL_OBJECTS = 64
+PARALLEL_OBJECTS = 256
 _GROUPS_PER_WORKER = 8  # small groups: even work, and a progress line that moves
 
 
@@ -54,28 +55,64 @@ def read_all(
         return read_files(files, storage_options)
     groups = [files[i :: workers * _GROUPS_PER_WORKER] for i in range(workers * _GROUPS_PER_WORKER)]
     groups = [group for group in groups if group]
-    found: dict[str, FileValues] = {}
     report = _progress(len(files), stream if stream is not None else sys.stderr)
-    context = multiprocessing.get_context(
-        "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    )
-    environment = dict(os.environ)
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        reads = pool.map(_read_group, groups, repeat(storage_options), repeat(environment))
-        for group, values in zip(groups, reads, strict=True):
-            found.update(values)
-            report(len(group))
+    found: dict[str, FileValues] = {}
+    arrived: queue.Queue[tuple[int, dict[str, FileValues]] | None] = queue.Queue()
+    processes = [_start(groups[i::workers], storage_options, arrived) for i in range(workers)]
+    try:
+        running = len(processes)
+        while running:
+            item = arrived.get()
+            if item is None:
+                running -= 1
+                continue
+            found.update(item[1])
+            report(item[0])
+        for process, errors in processes:
+            if process.wait() != 0:
+                errors.seek(0)
+                tail = errors.read().decode(errors="replace")[-2000:]
+                raise RuntimeError(f"summarylib.tbparse: a worker reading {path} failed:\n{tail}")
+    finally:
+        for process, errors in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            errors.close()
     return found
 
 
-def _read_group(
-    files: list[str], storage_options: StorageOptions, environment: dict[str, str]
-) -> dict[str, FileValues]:
-    """The values of some event files, each read alone (in a worker, in the reading
-    process's environment)."""
-    os.environ.clear()
-    os.environ.update(environment)
-    return read_files(files, storage_options)
+def _start(
+    groups: list[list[str]], storage_options: StorageOptions, arrived: queue.Queue
+) -> tuple[subprocess.Popen, IO[bytes]]:
+    """A worker (summarylib.reading.tbparse_worker) reading `groups`, and a thread putting each
+    group's (files, values) into `arrived` as it comes, then None; with the file its stderr
+    goes to."""
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [package_root, environment.get("PYTHONPATH")]))
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 (read_all closes it, after the worker ends)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "summarylib.reading.tbparse_worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=errors,
+        env=environment,
+    )
+
+    def collect() -> None:
+        try:
+            for group in groups:
+                arrived.put((len(group), pickle.load(process.stdout)))
+        except (EOFError, pickle.UnpicklingError):
+            pass  # the worker failed: its exit status and stderr say why
+        finally:
+            arrived.put(None)
+
+    threading.Thread(target=collect, daemon=True).start()
+    with process.stdin:
+        pickle.dump((groups, storage_options), process.stdin)
+    return process, errors
 
 
 def _progress(total: int, stream: TextIO) -> Callable[[int], None]:
