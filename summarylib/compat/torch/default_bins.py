@@ -29,7 +29,8 @@ them and their squares, a block at a time while the block is in the caches. The 
 numpy's pairwise sum bit for bit (torch's `values.sum()`): the blocks are the halves
 numpy splits the array into (the first a multiple of 8 long) down to blocks of at most
 65,536, each summed by numpy's add whole, and added up in numpy's order. The sum of
-squares is the same pairwise sum of the squares; torch's is `values.dot(values)`, BLAS's
+squares adds each block's sum of products (numpy's einsum: one pass, at half the cost of
+squaring and then summing) in the same order; torch's is `values.dot(values)`, BLAS's
 dot, whose order belongs to the BLAS build, the CPU and its thread count: the two agree
 to the last bits (a relative 1e-15 or so), not always in them. Calling BLAS here would
 match them, but BLAS splits a long vector between its threads, and on a machine whose
@@ -71,7 +72,7 @@ class Scan(NamedTuple):
     low: Any  # the least and the greatest value, in the values' dtype (NaN if any is)
     high: Any
     total: float  # values.astype(float).sum(), bit for bit: numpy's pairwise sum
-    squares: float  # the same pairwise sum of the squares (torch's dot: to the last bits)
+    squares: float  # the sum of the squares, in the same blocks (torch's dot: to the last bits)
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
@@ -125,7 +126,7 @@ class _Pass:
     def __init__(self, values: np.ndarray, count: bool) -> None:
         self.values = values
         size = min(values.size, _LEAF)
-        self.buffer, self.square = np.empty(size), np.empty(size)  # one block as float64
+        self.buffer = np.empty(size)  # one block as float64
         self.lows: list[Any] = []
         self.highs: list[Any] = []
         self.counts = np.zeros(_SLOTS, np.intp) if count else None
@@ -157,8 +158,8 @@ class _Pass:
         if self.counts is not None:
             counted = wide if self.counted is np.float64 else values.astype(np.float32, copy=False)
             self.count(counted)
-        square = np.multiply(wide, wide, out=self.square[:size])
-        return float(np.add.reduce(wide)), float(np.add.reduce(square))
+        # einsum's sum of products: one pass, no squares in memory, and never BLAS (see above)
+        return float(np.add.reduce(wide)), float(np.einsum("i,i->", wide, wide))
 
     def count(self, values: np.ndarray) -> None:
         """Adds the slots of a block of float32 or float64 values to the counts."""
