@@ -81,13 +81,14 @@ SHOWN_NAME = re.compile(r"events\.out\.tfevents\.[\w.{}:-]*\.v2\b")
 def name_shape(name: str) -> tuple[object, ...]:
     """What two event files' names share when the same code wrote them at other times, on
     other hosts, in other processes: the fields' kinds and the widths of the padded ones
-    (`events.out.tfevents.{seconds}.{host}.{pid}.{counter...}.v2`)."""
+    (`events.out.tfevents.{seconds}.{host}.{pid}.{counter...}.v2`). Only the last counter
+    is padded: a segment's writer number before it grows with the writers a process made."""
     fields = name.removeprefix("events.out.tfevents.").removesuffix(".v2").split(".")
     seconds, rest = fields[0], fields[1:]
     digits = [index for index, field in enumerate(rest) if field.isdigit()]
     assert seconds.isdigit() and digits and digits[0] > 0, f"not an event file's name: {name}"
     counters = rest[digits[0] + 1 :]  # after the host and the pid
-    return (len(seconds), "host", "pid", *(len(field) for field in counters))
+    return (len(seconds), "host", "pid", *("number" for _ in counters[:-1]), *map(len, counters[-1:]))
 
 
 @pytest.fixture(scope="module")
