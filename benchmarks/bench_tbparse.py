@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from common import available, clock, parse_with_quick
+from common import available, clock, goal, parse_with_quick
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -199,6 +199,10 @@ def run_table(runs: int, steps: int, tags: int, args: argparse.Namespace, store:
     load = ", ".join(f"{average:.1f}" for average in os.getloadavg())
     what = f"{values:,} scalars of {runs} runs ({os.cpu_count()} cores, load {load})"
     print_rows(f"reading {what} from disk", rows, values)
+    if rows.get("tbparse .scalars"):  # issue 34: the same DataFrame, 20x faster
+        ratio = rows["tbparse .scalars"] / rows["summarylib.tbparse .scalars"]
+        workload = f"{values:,} scalars of {runs} runs into pandas vs tbparse"
+        goal(workload, f"{ratio:.1f}x", "≥20x", ratio >= 20)
     if on_store is not None:
         print_rows(f"reading {what} from moto's S3 server (on the same cores)", on_store, values)
 

@@ -67,7 +67,7 @@ _TYPE_ORDER = ("images", "audio", "histograms", "scalars", "tensors", "hparams",
 _RAW_TYPES = {*_TYPE_ORDER, "graph", "meta_graph", "run_metadata"}
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Shared:
     """What every reader of one tree shares: the arguments, the entries, the values read."""
 
@@ -115,7 +115,7 @@ class SummaryReader(Helpers):
         tree = Tree(log_path, storage_options)
         if tree.kind(log_path) is None:
             raise ValueError(f"File or directory not found: {log_path}")
-        files = read_all(log_path, storage_options=storage_options)
+        files = read_all(log_path, storage_options=storage_options, files=tree.event_files())
         self._setup(log_path, _Shared(pivot, extras, types, storage_options, tree, files))
 
     def _setup(self, log_path: str, shared: _Shared) -> None:

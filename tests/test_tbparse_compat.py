@@ -277,3 +277,23 @@ def test_a_sweep_whose_directory_order_is_not_its_dir_name_order_is_tbparse_s(tm
         options = {"pivot": pivot, "extra_columns": extras, "event_types": {"scalars"}}
         theirs = tbparse.SummaryReader(str(tmp_path), **options)
         _assert_same(_events(SummaryReader(str(tmp_path), **options), "scalars"), _events(theirs, "scalars"))
+
+
+def test_a_worker_that_fails_is_an_error_naming_the_read_and_options_it_cannot_take_stay_here(
+    tmp_path: Path,
+) -> None:
+    """A file gone between the listing and the read fails its worker: a RuntimeError with the
+    worker's traceback, not a frame with that worker's files missing. Storage options that
+    cannot go to another process (a callable) are read with in this process."""
+    from summarylib.compat.torch import SummaryWriter
+    from summarylib.reading.tbparse_sweep import read_all
+
+    for run in range(3):
+        with SummaryWriter(str(tmp_path / f"run{run}")) as writer:
+            writer.add_scalar("loss", float(run), 0)
+    files = sorted(str(file) for file in tmp_path.rglob("*tfevents*"))
+    assert len(read_all(str(tmp_path), workers=2, storage_options={"token": lambda: "secret"})) == 3
+    gone = str(tmp_path / "gone" / "events.out.tfevents.1")
+    failed = r"a worker reading .* ended with status 1(.|\n)*FileNotFoundError"
+    with pytest.raises(RuntimeError, match=failed):
+        read_all(str(tmp_path), workers=2, files=[*files, gone])

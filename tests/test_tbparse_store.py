@@ -137,3 +137,18 @@ def test_a_progress_line_is_drawn_on_a_terminal_only(sweep: tuple[Path, str]) ->
     not_a_terminal = io.StringIO()
     assert read_all(str(local), workers=2, stream=not_a_terminal).keys() == read_files(str(local)).keys()
     assert not_a_terminal.getvalue() == ""
+
+
+def test_a_sweep_in_fsspec_s_memory_filesystem_is_read_in_the_process_that_holds_it() -> None:
+    """Worker processes would find an empty memory filesystem: it is read here, whatever the
+    workers asked for, with the frame the same as on a store."""
+    for seed in range(3):
+        with SummaryWriter(f"memory://tbparse-sweep/seed{seed}") as writer:
+            for step in range(5):
+                writer.add_scalar("loss", seed + 1.0 / (step + 1), step)
+    found = read_all("memory://tbparse-sweep", workers=2)
+    assert sorted(len(values.kinds["scalars"]) for values in found.values()) == [5, 5, 5]
+    frame = SummaryReader("memory://tbparse-sweep", extra_columns={"dir_name"}).scalars
+    assert frame.groupby("dir_name")["value"].min().round(6).to_dict() == {
+        "seed0": 0.2, "seed1": 1.2, "seed2": 2.2,
+    }  # fmt: skip

@@ -2,8 +2,8 @@
 SummaryWriter (and tensorboardX's) and through summarylib's drop-ins, read back with
 TensorBoard's EventAccumulator and as raw HistogramProtos, compared field for field and
 byte for byte: min, max, num, sum, bucket_limit and bucket. sum_squares is compared to a
-relative 1e-12: torch's is BLAS's dot, ours numpy's pairwise sum of the squares (see
-summarylib.compat.torch.default_bins), equal to the last bits or so.
+relative 1e-12: torch's is BLAS's dot, ours numpy's sums of products of blocks of the
+values (see summarylib.compat.torch.default_bins), equal to the last bits or so.
 
 The default `bins="tensorflow"` is torch's `default_bins` edges counted by np.histogram and
 trimmed to the support (issue 29: ours was TF 1.x's own bucketing). Adversarial values

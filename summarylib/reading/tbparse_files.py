@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from summarylib.format.storage import StorageOptions, is_url
+from summarylib.format.storage import StorageOptions, is_url, local_path
 from summarylib.proto import summary_pb2
 from summarylib.reading.follow import Reader
 from summarylib.reading.rows import Rows
@@ -66,7 +66,7 @@ class FileValues:
 def key(path: str) -> str:
     """The one spelling of a path that the reader and the directory walk share: a local
     path made absolute, a URL as it is."""
-    return path if is_url(path) else os.path.normcase(os.path.abspath(path))
+    return path if is_url(path) else os.path.normcase(os.path.abspath(local_path(path)))
 
 
 class _FilesReader(Reader):

@@ -13,11 +13,13 @@ import os
 import posixpath
 
 from summarylib.format import storage
-from summarylib.format.storage import StorageOptions, is_url
+from summarylib.format.storage import StorageOptions, is_url, local_path
+from summarylib.reading.discovery import is_event_file
 
 
 class Tree:
-    """The entries below `top`, a local path or a URL (listed once, with `options`)."""
+    """The entries below `top`, a local path (or `file://` URL) or a URL of another
+    filesystem (listed once, with `options`)."""
 
     def __init__(self, top: str, options: StorageOptions = None) -> None:
         self._top = top.rstrip("/")
@@ -30,6 +32,7 @@ class Tree:
     def kind(self, path: str) -> str | None:
         """ "file", "directory", or None when nothing is there."""
         if self._listed is None:
+            path = local_path(path)
             return "file" if os.path.isfile(path) else "directory" if os.path.isdir(path) else None
         path = path.rstrip("/")
         if path in self._files:
@@ -39,8 +42,17 @@ class Tree:
     def names(self, directory: str) -> list[str]:
         """The names of a directory's entries (files and directories), sorted."""
         if self._listed is None:
-            return sorted(os.listdir(directory))
+            return sorted(os.listdir(local_path(directory)))
         return sorted(self._listed.get(directory.rstrip("/"), []))
+
+    def event_files(self) -> list[str] | None:
+        """The event files at or below the top as listed (`top` itself when it is a file, as
+        `find_sources` has it); None for a local tree, which is asked, not listed."""
+        if self._listed is None:
+            return None
+        if self._top_kind == "file":
+            return [self._top]
+        return sorted(file for file in self._files if is_event_file(file))
 
     def _list(self, top: str, options: StorageOptions) -> None:
         self._listed = {}

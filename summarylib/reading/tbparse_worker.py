@@ -13,6 +13,7 @@ is at the read (an object store's endpoint and credentials).
 
 from __future__ import annotations
 
+import os
 import pickle
 import sys
 
@@ -20,10 +21,14 @@ from summarylib.reading.tbparse_files import read_files
 
 
 def main() -> None:
+    # stdout carries the pickles alone: whatever else would print there goes to stderr.
+    results = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     groups, storage_options = pickle.load(sys.stdin.buffer)
-    for files in groups:
-        pickle.dump(read_files(files, storage_options), sys.stdout.buffer, pickle.HIGHEST_PROTOCOL)
-        sys.stdout.buffer.flush()
+    with results:
+        for files in groups:
+            pickle.dump(read_files(files, storage_options), results, pickle.HIGHEST_PROTOCOL)
+            results.flush()
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ numpy splits the array into (the first a multiple of 8 long) down to blocks of a
 squares adds each block's sum of products (numpy's einsum: one pass, at half the cost of
 squaring and then summing) in the same order; torch's is `values.dot(values)`, BLAS's
 dot, whose order belongs to the BLAS build, the CPU and its thread count: the two agree
-to the last bits (a relative 1e-15 or so), not always in them. Calling BLAS here would
+to the last bits (a relative 1e-14 or so), not always in them. Calling BLAS here would
 match them, but BLAS splits a long vector between its threads, and on a machine whose
 cores are busy (a training process) the writer's thread then waits milliseconds for
 them: 100,000 values took 16 ms instead of 0.7 on two busy cores.
