@@ -88,7 +88,7 @@ def main() -> None:
         if title == "add_scalar":
             add_scalar_goals(calls, rows)
         elif title.startswith("add_histogram"):
-            add_histogram_goals(rows)
+            add_histogram_goals(title, rows)
 
 
 def add_scalar_goals(calls: int, rows: dict[str, Timing]) -> None:
@@ -104,11 +104,12 @@ def add_scalar_goals(calls: int, rows: dict[str, Timing]) -> None:
     ratio_goal("compat.torch add_scalar end to end vs torch", rows.get(WRITERS[1]), ours, TORCH_RATIO_GOAL)
 
 
-def add_histogram_goals(rows: dict[str, Timing]) -> None:
-    """The goal rows of add_histogram: end to end against torch's and tensorboardX's."""
+def add_histogram_goals(title: str, rows: dict[str, Timing]) -> None:
+    """The goal rows of one add_histogram workload (`title` says its size): end to end
+    against torch's and tensorboardX's."""
     ours = rows[WRITERS[0]]
     for peer, at_least in ADD_HISTOGRAM_GOALS.items():
-        ratio_goal(f"compat.torch add_histogram end to end vs {peer}", rows.get(peer), ours, at_least)
+        ratio_goal(f"compat.torch {title} end to end vs {peer}", rows.get(peer), ours, at_least)
 
 
 if __name__ == "__main__":
