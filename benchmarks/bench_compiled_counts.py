@@ -17,10 +17,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Callable
 
 import numpy as np
+from common import least_ms
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -52,15 +52,6 @@ def compiled_counter() -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndar
     return counts_of
 
 
-def best_ms(run: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times) * 1e3
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--values", type=int, default=1_000_000)
@@ -73,12 +64,12 @@ def main() -> None:
     if not np.array_equal(compiled, numpy_counts(values)):
         raise AssertionError("the compiled loop's counts are not numpy's")
     rows = {
-        "numpy counting (compat.torch today)": best_ms(lambda: numpy_counts(values), args.repeats),
-        "numba, one loop": best_ms(
-            lambda: counts_of(values.view(np.uint32), table, np.zeros(_SLOTS, np.int64)), args.repeats
+        "numpy counting (compat.torch today)": least_ms(args.repeats, lambda: numpy_counts(values)),
+        "numba, one loop": least_ms(
+            args.repeats, lambda: counts_of(values.view(np.uint32), table, np.zeros(_SLOTS, np.int64))
         ),
-        "the whole scan today (counts, min, max, sums)": best_ms(lambda: scan(values), args.repeats),
-        "the scan without counting": best_ms(lambda: scan(values, count=False), args.repeats),
+        "the whole scan today (counts, min, max, sums)": least_ms(args.repeats, lambda: scan(values)),
+        "the scan without counting": least_ms(args.repeats, lambda: scan(values, count=False)),
     }
     print(f"\ncounting torch's default buckets of {args.values:,} float32 values (numpy {np.__version__})\n")
     print("| path | ms | ns/value |")

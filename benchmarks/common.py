@@ -44,6 +44,19 @@ def clock() -> float:
     return time.perf_counter()
 
 
+def least_ms(
+    repeats: int, run: Callable[[], object], timer: Callable[[], float] = time.perf_counter
+) -> float:
+    """The least time of `repeats` runs of `run`, in ms, by `timer` (wall clock by default;
+    `time.thread_time` for CPU time, which a loaded machine's other work does not add to)."""
+    times = []
+    for _ in range(repeats):
+        start = timer()
+        run()
+        times.append(timer() - start)
+    return min(times) * 1e3
+
+
 def summarylib_run(calls: int, log: Callable[[int], None]) -> Callable[[str], Timing]:
     """Time `log(step)` for each step under a default summarylib writer, then its close."""
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from common import Timing, available, best_of, goal, summarylib_run, writer_run
+from common import Timing, available, best_of, goal, least_ms, summarylib_run, writer_run
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tests.images import real_photos, smooth_map, trained_weights
@@ -147,12 +147,7 @@ def photo_rows(calls: int, repeats: int, quick: bool) -> None:
 def cpu_ms(repeats: int, run: Callable[[], object]) -> float:
     """The least CPU time of `repeats` runs of `run`, in ms (a loaded machine's other work
     does not count)."""
-    times = []
-    for _ in range(repeats):
-        start = time.thread_time()
-        run()
-        times.append(time.thread_time() - start)
-    return min(times) * 1e3
+    return least_ms(repeats, run, time.thread_time)
 
 
 def profile_row(repeats: int, name: str, pixels: np.ndarray) -> str:
