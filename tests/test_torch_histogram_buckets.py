@@ -63,6 +63,8 @@ PROGRAM = [
     ("default/edges", np.concatenate([EDGES, np.nextafter(EDGES, np.inf), np.nextafter(EDGES, -np.inf)]), {}),
     ("default/float32_edges", EDGES.astype(np.float32), {}),
     ("default/many", RNG.normal(size=150_000).astype(np.float32) * 1e-3, {}),  # several chunks
+    # 65,536 values or more: one compiled loop where numba is installed (the fast extra)
+    ("default/many_float64", RNG.normal(size=70_000) * 10.0 ** RNG.uniform(-16, 24, size=70_000), {}),
     ("default/max_bins_7", WIDE, {"max_bins": 7}),
     ("default/max_bins_100", NORMAL, {"max_bins": 100}),
     ("default/one_value", np.array([2.5]), {}),

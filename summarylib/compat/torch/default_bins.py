@@ -46,6 +46,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from summarylib.compat.legacy_histogram import BUCKET_LIMITS
+from summarylib.compat.torch import compiled_scan
+from summarylib.ops.histogram import compiled
 
 # torch's default_bins: TF 1.x's limits without the outer ±DBL_MAX (the same loop builds both).
 EDGES = BUCKET_LIMITS[1:-1].copy()
@@ -73,6 +75,12 @@ class Scan(NamedTuple):
     high: Any
     total: float  # values.astype(float).sum(), bit for bit: numpy's pairwise sum
     squares: float  # the sum of the squares, in the same blocks (torch's dot: to the last bits)
+
+
+def _counted_type(values: np.ndarray) -> type:
+    """The float type whose bits count `values`: float32 for float32 and float16 (which
+    converts exactly), float64 for the rest (as torch converts them)."""
+    return np.float32 if values.dtype in (np.float16, np.float32) else np.float64
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:
@@ -130,7 +138,7 @@ class _Pass:
         self.lows: list[Any] = []
         self.highs: list[Any] = []
         self.counts = np.zeros(_SLOTS, np.intp) if count else None
-        self.counted = np.float32 if values.dtype in (np.float16, np.float32) else np.float64
+        self.counted = _counted_type(values)
         self.cells = _cells(self.counted)
         self.slots: np.ndarray = np.empty(size, self.cells.bits)
         self.scratch: np.ndarray = np.empty(size, self.cells.bits)
@@ -178,11 +186,27 @@ def scan(values: np.ndarray, count: bool = True) -> Scan:
     """One pass over `values` (flat, contiguous, any real dtype): torch's default-bins
     counts (if `count`), min and max, and numpy's sums of the values as float64 and of
     their squares, each block of values converted, counted and summed while it is in the
-    caches."""
+    caches (in one compiled loop where numba is installed: see `compiled_scan`)."""
+    if count and values.size >= compiled.COMPILED_FROM and compiled_scan.kernel() is not None:
+        counted_type = _counted_type(values)
+        cells = _cells(counted_type)
+        counted: np.ndarray = values.astype(counted_type, copy=False)
+        slots, total, squares = compiled_scan.slot_counts(counted, cells.table, cells.low_bits, _SLOTS)
+        return Scan(_bucket_counts(slots), values.min(), values.max(), total, squares)
+    return numpy_scan(values, count)
+
+
+def numpy_scan(values: np.ndarray, count: bool = True) -> Scan:
+    """`scan` in numpy's passes, a block at a time (where numba is not installed, the
+    values are few, or no counts are asked for)."""
     found = _Pass(values, count)
     total, squares = found.sums(0, values.size)
-    counts = None
-    if found.counts is not None:
-        ranks = found.counts[: _EDGE_COUNT + 1] + found.counts[_EDGE_COUNT + 1 :][::-1]
-        counts = ranks[1:_EDGE_COUNT]
+    counts = None if found.counts is None else _bucket_counts(found.counts)
     return Scan(counts, np.min(found.lows), np.max(found.highs), total, squares)
+
+
+def _bucket_counts(slots: np.ndarray) -> np.ndarray:
+    """np.histogram's counts of EDGES from the counts of the slots (the negative values'
+    ranks folded back onto the non-negative ones)."""
+    ranks = slots[: _EDGE_COUNT + 1] + slots[_EDGE_COUNT + 1 :][::-1]
+    return ranks[1:_EDGE_COUNT]

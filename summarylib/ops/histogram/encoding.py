@@ -45,6 +45,7 @@ from summarylib.checks import optional_int_at_least
 from summarylib.format.tensor import make_tensor_proto
 from summarylib.ops.convert import as_real_array, snapshot
 from summarylib.ops.errors import check_description, check_name, op_error
+from summarylib.ops.histogram import compiled
 from summarylib.ops.summary import summary_bytes
 from summarylib.proto import summary_pb2, tensor_pb2
 from summarylib.writer.context import warn_user_once
@@ -152,21 +153,25 @@ def _bucket_counts(
 ) -> np.ndarray:
     """int64 counts of `values` in the `k` buckets `[low + i*width, low + (i+1)*width)` (at
     `scale`), the last closed, computed in `arithmetic` (float64, TensorFlow's; see
-    `bucketize` for float32); block by block, so temporaries stay in the cache."""
-    block = min(_BLOCK, values.size)
-    offsets: np.ndarray = np.empty(block, arithmetic)
-    indices = np.empty(block, np.intp)
-    counts = np.zeros(k + 1, np.int64)
-    for start in range(0, values.size, block):
-        chunk = values[start : start + block]
-        offset, index = offsets[: chunk.size], indices[: chunk.size]
-        if scale != 1.0:
-            chunk = np.multiply(chunk, scale, out=offset, dtype=arithmetic)
-        np.subtract(chunk, low, out=offset, dtype=arithmetic)
-        np.divide(offset, width, out=offset)
-        # Offsets are >= 0, so truncating toward zero is TensorFlow's floor.
-        np.copyto(index, offset, casting="unsafe")
-        counts += np.bincount(index, minlength=k + 1)
+    `bucketize` for float32): in one compiled loop where numba serves (see `compiled`),
+    else block by block, so numpy's temporaries stay in the cache."""
+    exact = scale == 1.0 and arithmetic is np.float64
+    counts = compiled.uniform_counts(values, low, width, k) if exact else None
+    if counts is None:
+        counts = np.zeros(k + 1, np.int64)
+        block = min(_BLOCK, values.size)
+        offsets: np.ndarray = np.empty(block, arithmetic)
+        indices = np.empty(block, np.intp)
+        for start in range(0, values.size, block):
+            chunk = values[start : start + block]
+            offset, index = offsets[: chunk.size], indices[: chunk.size]
+            if scale != 1.0:
+                chunk = np.multiply(chunk, scale, out=offset, dtype=arithmetic)
+            np.subtract(chunk, low, out=offset, dtype=arithmetic)
+            np.divide(offset, width, out=offset)
+            # Offsets are >= 0, so truncating toward zero is TensorFlow's floor.
+            np.copyto(index, offset, casting="unsafe")
+            counts += np.bincount(index, minlength=k + 1)
     # The largest values land on index k (never past it: in float64 width rounds to within an
     # ulp of (max - min) / k, and float32 is used only for few buckets, see _arithmetic): the
     # last bucket is closed, as TensorFlow's clamp to k - 1 makes it.

@@ -1,0 +1,94 @@
+"""Histogram counts of large snapshots in one compiled loop, where numba is installed
+(`pip install summarylib[fast]`); numpy's passes are the fallback, with the same counts.
+
+numpy buckets a block of values in several passes over memory (a subtraction, a division,
+a conversion to integers, a bincount), each writing a temporary; a loop compiled by numba
+does the same arithmetic on each value once, in the registers. Two such loops exist: the
+equal-width buckets of `tf.summary.histogram` (here) and torch's default buckets
+(summarylib.compat.torch.compiled_scan).
+
+Both count into four arrays taking turns, so that runs of values in one bucket (a narrow
+gradient) do not wait on one counter, and both run with the GIL released. numba compiles
+each loop on its first call in a process (about half a second, on the writer's thread)
+and caches the machine code on disk, so later processes load it in about 0.1 s.
+Snapshots of fewer than `COMPILED_FROM` values stay with numpy, so logging small
+histograms never imports numba. `SUMMARYLIB_NUMBA=0` in the environment keeps every count
+on numpy's path.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+COMPILED_FROM = 65536  # fewer values: numpy's passes cost about as much as calling the loop
+COUNTERS = 4  # count arrays taking turns
+_RUN = 256  # values whose bucket numbers are computed together (vectorised), then counted
+# Bucket numbers are int32 in the loop (what the vector conversion gives): at most this many.
+MOST_BUCKETS = 1 << 16
+
+
+@functools.cache
+def numba_module() -> Any:
+    """numba, or None where it is not installed, cannot be imported, or SUMMARYLIB_NUMBA=0
+    turns it off (a numba that fails to import is warned about once)."""
+    if os.environ.get("SUMMARYLIB_NUMBA", "1") == "0":
+        return None
+    try:
+        import numba
+    except ModuleNotFoundError:  # the [fast] extra is not installed: numpy's path, silently
+        return None
+    except Exception as error:  # installed but broken (e.g. built for another numpy)
+        warnings.warn(
+            f"summarylib: numba is installed but cannot be imported ({error}), so histograms "
+            "are counted with numpy instead (the same counts, about twice the time).",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    return numba
+
+
+@functools.cache
+def _uniform_loop() -> Callable[..., None]:
+    """The compiled loop of equal-width buckets: adds to `counts` (shape (4, k + 1)) each
+    value's bucket number, `int((value - low) / width)` in float64 as numpy computes it."""
+    numba = numba_module()
+
+    @numba.njit(nogil=True, cache=True)
+    def count_uniform(values, low, width, counts):
+        numbers = np.empty(_RUN, np.int32)
+        for start in range(0, values.size, _RUN):
+            run = min(_RUN, values.size - start)
+            for i in range(run):
+                numbers[i] = np.int32((np.float64(values[start + i]) - low) / width)
+            quads = run - run % COUNTERS
+            for j in range(0, quads, COUNTERS):
+                for k in range(COUNTERS):
+                    counts[k, numbers[j + k]] += 1
+            for j in range(quads, run):
+                counts[0, numbers[j]] += 1
+
+    return count_uniform
+
+
+def uniform_counts(values: np.ndarray, low: float, width: float, buckets: int) -> np.ndarray | None:
+    """The counts of float32 or float64 `values` (flat, finite, none below `low`) in
+    `buckets + 1` slots of `width` from `low` (the last for values at the right end), as
+    numpy's float64 arithmetic counts them; None where the compiled loop does not serve
+    (no numba, fewer than COMPILED_FROM values, another dtype, too many buckets)."""
+    if (
+        values.size < COMPILED_FROM
+        or values.dtype not in (np.float32, np.float64)
+        or buckets >= MOST_BUCKETS
+        or numba_module() is None
+    ):
+        return None
+    counts = np.zeros((COUNTERS, buckets + 1), np.int64)
+    _uniform_loop()(values, low, width, counts)
+    return counts.sum(axis=0)
