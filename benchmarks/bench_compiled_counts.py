@@ -1,81 +1,109 @@
-"""What a compiled loop would save on torch's default histogram buckets: the evidence for
-issue 32's next step, not a dependency.
+"""What the compiled histogram counts (numba, the fast extra) save per call, and what they
+cost once per process.
 
-    pip install numba   # in a scratch environment beside summarylib's
-    python benchmarks/bench_compiled_counts.py [--values 1000000] [--repeats 30]
+    python benchmarks/bench_compiled_counts.py [--values 1000000] [--repeats 30] [--quick]
 
-compat.torch counts `bins="tensorflow"` buckets with numpy (summarylib.compat.torch.
-default_bins): per block of values, a shift, two integer conversions, a table lookup, an
-add, a shift and a bincount, each one pass over memory (about 2.2 ns a value in all). The
-same arithmetic in one loop compiled by numba is timed beside it, on the same float32
-values, and its counts are checked to be the numpy path's. Not in run_all.py: numba is not
-installed with summarylib.
+Per call, on the writer's thread: compat.torch's default-bins scan (counts, min, max and
+numpy's sums; summarylib.compat.torch.default_bins) and sl.histogram's equal-width
+buckets (summarylib.ops.histogram.encoding.bucketize), each by numpy's passes and by the
+compiled loop, on the same float32 values, with the counts checked equal. Once per
+process: the first large histogram imports numba and compiles the loops, or loads them
+from numba's cache on disk; each is timed in a fresh interpreter (a cold cache is an empty
+NUMBA_CACHE_DIR). Needs numba installed beside summarylib.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 
 import numpy as np
-from common import least_ms
+from common import counting_versions, least_ms, parse_with_quick
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from summarylib.compat.torch.default_bins import _SLOTS, _cells, _Pass, scan
+from summarylib.compat.torch.default_bins import numpy_scan, scan
+from summarylib.ops.histogram import compiled
+from summarylib.ops.histogram.encoding import bucketize
 
-BLOCK = 65536
+BUCKETS = 30
+# A fresh interpreter's first histogram of 1M values through each loop, timed.
+FIRST_CALL = """
+import time, numpy as np
+start = time.perf_counter()
+from summarylib.compat.torch.default_bins import scan
+from summarylib.ops.histogram.encoding import bucketize
+values = np.random.default_rng(0).standard_normal(1_000_000).astype(np.float32)
+imported = time.perf_counter()
+scan(values)
+scanned = time.perf_counter()
+bucketize("h", values, 30)
+print(imported - start, scanned - imported, time.perf_counter() - scanned)
+"""
 
 
-def numpy_counts(values: np.ndarray) -> np.ndarray:
-    """The slots' counts as compat.torch counts them, block by block."""
-    found = _Pass(values, count=True)
-    for start in range(0, values.size, BLOCK):
-        found.count(values[start : start + BLOCK])
-    return found.counts  # type: ignore[return-value]
+def by_numpy(count: Callable[[], object]) -> Callable[[], object]:
+    """`count` with numpy's passes counting (as without the fast extra)."""
+
+    def counted() -> object:
+        compiled_from, compiled.COMPILED_FROM = compiled.COMPILED_FROM, sys.maxsize
+        try:
+            return count()
+        finally:
+            compiled.COMPILED_FROM = compiled_from
+
+    return counted
 
 
-def compiled_counter() -> Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
-    """One loop: each value's slot from its bits and the cell table, counted."""
-    import numba
-
-    @numba.njit(nogil=True)
-    def counts_of(bits: np.ndarray, table: np.ndarray, counts: np.ndarray) -> np.ndarray:
-        mask, shift = np.uint64(0xFFFFFFFF), np.uint64(16)
-        for i in range(bits.size):
-            pattern = np.uint64(bits[i])
-            counts[((np.uint64(table[pattern >> shift]) + pattern) & mask) >> shift] += 1
-        return counts
-
-    return counts_of
+def first_calls(cache_dir: str | None) -> list[float]:
+    """Seconds of a fresh interpreter's imports, first default-bins scan and first
+    bucketize (numba's cache in `cache_dir`, or where it keeps it by default)."""
+    env = dict(os.environ, **({"NUMBA_CACHE_DIR": cache_dir} if cache_dir else {}))
+    found = subprocess.run(
+        [sys.executable, "-c", FIRST_CALL], env=env, capture_output=True, text=True, check=True
+    )
+    return [float(seconds) for seconds in found.stdout.split()]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--values", type=int, default=1_000_000)
     parser.add_argument("--repeats", type=int, default=30)
-    args = parser.parse_args()
+    args = parse_with_quick(parser, repeats=5)
+    if compiled.numba_module() is None:
+        sys.exit("numba is not installed (pip install summarylib[fast]), or SUMMARYLIB_NUMBA=0")
     values = np.random.default_rng(0).standard_normal(args.values).astype(np.float32)
-    table = _cells(np.float32).table
-    counts_of = compiled_counter()
-    compiled = counts_of(values.view(np.uint32), table, np.zeros(_SLOTS, np.int64))  # compiles
-    if not np.array_equal(compiled, numpy_counts(values)):
-        raise AssertionError("the compiled loop's counts are not numpy's")
+    if not np.array_equal(scan(values).counts, numpy_scan(values).counts) or not np.array_equal(
+        bucketize("h", values, BUCKETS), by_numpy(lambda: bucketize("h", values, BUCKETS))()
+    ):
+        raise AssertionError("the compiled loops' counts are not numpy's")
     rows = {
-        "numpy counting (compat.torch today)": least_ms(args.repeats, lambda: numpy_counts(values)),
-        "numba, one loop": least_ms(
-            args.repeats, lambda: counts_of(values.view(np.uint32), table, np.zeros(_SLOTS, np.int64))
+        "compat.torch default-bins scan": (
+            least_ms(args.repeats, lambda: numpy_scan(values)),
+            least_ms(args.repeats, lambda: scan(values)),
         ),
-        "the whole scan today (counts, min, max, sums)": least_ms(args.repeats, lambda: scan(values)),
-        "the scan without counting": least_ms(args.repeats, lambda: scan(values, count=False)),
+        f"sl.histogram buckets ({BUCKETS})": (
+            least_ms(args.repeats, by_numpy(lambda: bucketize("h", values, BUCKETS))),
+            least_ms(args.repeats, lambda: bucketize("h", values, BUCKETS)),
+        ),
     }
-    print(f"\ncounting torch's default buckets of {args.values:,} float32 values (numpy {np.__version__})\n")
-    print("| path | ms | ns/value |")
-    print("|---|---:|---:|")
-    for name, ms in rows.items():
-        print(f"| {name} | {ms:.2f} | {ms * 1e6 / args.values:.2f} |")
+    print(f"\nper call: {args.values:,} float32 values on the writer's thread ({counting_versions()})\n")
+    print("| count | numpy's passes, ms | compiled loop, ms | saved |")
+    print("|---|---:|---:|---:|")
+    for name, (passes, loop) in rows.items():
+        print(f"| {name} | {passes:.2f} | {loop:.2f} | {passes / loop:.1f}x |")
+    with tempfile.TemporaryDirectory() as empty_cache:
+        cold = first_calls(empty_cache)
+        warm = first_calls(empty_cache)
+    print("\nonce per process: a fresh interpreter's first histograms of 1,000,000 values, seconds\n")
+    print("| numba's cache | summarylib and numpy imports | first scan (imports numba) | first bucketize |")
+    print("|---|---:|---:|---:|")
+    for name, seconds in (("empty (compiles)", cold), ("filled by the run above", warm)):
+        print(f"| {name} | " + " | ".join(f"{s:.2f}" for s in seconds) + " |")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,8 @@ bucketing, encoding, writing and flushing. The anchor is the least numpy can do 
 the same data with no writer at all: float32 min, max, one multiply-and-truncate and a
 bincount. Issue goals: summarylib at least 7x faster than tensorboardX's add_histogram and
 within 2x of the anchor; at least 1.5x faster than torch.utils.tensorboard's add_pr_curve.
+Where numba (the fast extra) is installed, the histogram has a row counted by numpy's
+passes beside summarylib's compiled loop.
 Contenders that are not installed are left out. Compare ratios, not absolute times.
 """
 
@@ -18,10 +20,22 @@ import argparse
 from collections.abc import Callable
 
 import numpy as np
-from common import Timing, clock, compare, parse_with_quick, ratio_goal
+from common import (
+    Timing,
+    available,
+    clock,
+    compare,
+    counted_by_numpy,
+    counting_versions,
+    parse_with_quick,
+    ratio_goal,
+    summarylib_run,
+)
 
 BUCKETS = 30
 THRESHOLDS = 201
+# sl.histogram's row without the [fast] extra: numpy's passes count (where numba is installed).
+NUMPY_COUNTS = "summarylib, counted by numpy (no fast extra)"
 
 
 def histogram_data(values: int) -> np.ndarray:
@@ -61,13 +75,21 @@ def bench_histogram(calls: int, repeats: int, values: int) -> None:
     import summarylib as sl
 
     data = histogram_data(values)
+
+    def log(step: int) -> None:
+        sl.histogram("x", data, step=step, buckets=BUCKETS)
+
+    print(counting_versions())
     rows = compare(
         f"histogram of {values:,} float32 values",
         calls,
         repeats,
-        lambda step: sl.histogram("x", data, step=step, buckets=BUCKETS),
+        log,
         lambda writer, step: writer.add_histogram("x", data, step),
-        anchors={"numpy min/max/bincount anchor": numpy_anchor_run(calls, data)},
+        anchors={
+            "numpy min/max/bincount anchor": numpy_anchor_run(calls, data),
+            **({NUMPY_COUNTS: counted_by_numpy(summarylib_run(calls, log))} if available("numba") else {}),
+        },
     )
     print()
     print_goal(rows, "histogram", "tensorboardX", 7)

@@ -16,9 +16,21 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from common import Timing, available, best_of, goal, print_table, ratio_goal, writer_run
+from common import (
+    Timing,
+    available,
+    best_of,
+    counted_by_numpy,
+    counting_versions,
+    goal,
+    print_table,
+    ratio_goal,
+    writer_run,
+)
 
 WRITERS = ("summarylib.compat.torch", "torch.utils.tensorboard", "tensorboardX")
+# add_histogram's row without the [fast] extra: numpy's passes count (where numba is installed).
+NUMPY_COUNTS = "summarylib.compat.torch, counted by numpy (no fast extra)"
 ADD_SCALAR_CALLER_GOAL_US = 1.0
 TORCH_RATIO_GOAL = 20.0
 # add_histogram end to end (bins="tensorflow", torch's default): times faster than each peer.
@@ -73,7 +85,7 @@ def main() -> None:
     parser.add_argument("--only", default="", help="the workloads whose title holds this text")
     args = parser.parse_args()
     repeats = 2 if args.quick else args.repeats
-    print(f"numpy {np.__version__}")
+    print(counting_versions())
     for title, calls, log in workloads(args.scale):
         if args.only not in title:
             continue
@@ -84,6 +96,8 @@ def main() -> None:
             for module in WRITERS
             if available(module.split(".")[0])
         }
+        if title.startswith("add_histogram") and available("numba"):
+            rows[NUMPY_COUNTS] = best_of(repeats, counted_by_numpy(writer_run(WRITERS[0], calls, log)))
         print_table(title, calls, rows, baseline=WRITERS[0], unit="µs")
         if title == "add_scalar":
             add_scalar_goals(calls, rows)

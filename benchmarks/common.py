@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.metadata
 import importlib.util
 import json
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -73,6 +75,30 @@ def summarylib_run(calls: int, log: Callable[[int], None]) -> Callable[[str], Ti
         return Timing(logged - start, clock() - start)
 
     return run
+
+
+def counted_by_numpy(run: Callable[[str], Timing]) -> Callable[[str], Timing]:
+    """`run` with every histogram counted by numpy's passes, as where the [fast] extra
+    (numba) is not installed: the row beside the compiled loops' own."""
+
+    def numpy_run(logdir: str) -> Timing:
+        from summarylib.ops.histogram import compiled
+
+        compiled_from, compiled.COMPILED_FROM = compiled.COMPILED_FROM, sys.maxsize
+        try:
+            return run(logdir)
+        finally:
+            compiled.COMPILED_FROM = compiled_from
+
+    return numpy_run
+
+
+def counting_versions() -> str:
+    """numpy's version (the peers' histograms sort with it) and numba's, if installed."""
+    import numpy
+
+    numba = importlib.util.find_spec("numba") and importlib.metadata.version("numba")
+    return f"numpy {numpy.__version__}, numba {numba or 'not installed'}"
 
 
 def writer_run(module: str, calls: int, log: Callable[[Any, int], None]) -> Callable[[str], Timing]:

@@ -31,6 +31,7 @@ BENCHMARKS = [
     ("real_images.py", "PNG on real photographs and parameter maps, beside tensorboardX, torch and pillow"),
     ("bench_media.py", "images of several kinds (synthetic photos, gradients, plots, text, noise) and audio"),
     ("bench_histogram_pr.py", "histograms and PR curves"),
+    ("bench_compiled_counts.py", "the compiled histogram counts (fast extra): saved per call, paid once"),
     ("bench_watch.py", "the torch watch's cost per training step, and its logged steps per second"),
     ("bench_live.py", "the Live dashboard in TensorBoard and Chromium: latency, frames a second, switches"),
     ("bench_engine.py", "the writer: queueing, flushing, sustained images"),

@@ -21,14 +21,12 @@ from __future__ import annotations
 import functools
 import os
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 COMPILED_FROM = 65536  # fewer values: numpy's passes cost about as much as calling the loop
 COUNTERS = 4  # count arrays taking turns
-_RUN = 256  # values whose bucket numbers are computed together (vectorised), then counted
 # Bucket numbers are int32 in the loop (what the vector conversion gives): at most this many.
 MOST_BUCKETS = 1 << 16
 
@@ -54,29 +52,6 @@ def numba_module() -> Any:
     return numba
 
 
-@functools.cache
-def _uniform_loop() -> Callable[..., None]:
-    """The compiled loop of equal-width buckets: adds to `counts` (shape (4, k + 1)) each
-    value's bucket number, `int((value - low) / width)` in float64 as numpy computes it."""
-    numba = numba_module()
-
-    @numba.njit(nogil=True, cache=True)
-    def count_uniform(values, low, width, counts):
-        numbers = np.empty(_RUN, np.int32)
-        for start in range(0, values.size, _RUN):
-            run = min(_RUN, values.size - start)
-            for i in range(run):
-                numbers[i] = np.int32((np.float64(values[start + i]) - low) / width)
-            quads = run - run % COUNTERS
-            for j in range(0, quads, COUNTERS):
-                for k in range(COUNTERS):
-                    counts[k, numbers[j + k]] += 1
-            for j in range(quads, run):
-                counts[0, numbers[j]] += 1
-
-    return count_uniform
-
-
 def uniform_counts(values: np.ndarray, low: float, width: float, buckets: int) -> np.ndarray | None:
     """The counts of float32 or float64 `values` (flat, finite, none below `low`) in
     `buckets + 1` slots of `width` from `low` (the last for values at the right end), as
@@ -89,6 +64,8 @@ def uniform_counts(values: np.ndarray, low: float, width: float, buckets: int) -
         or numba_module() is None
     ):
         return None
+    from summarylib.ops.histogram.uniform_loop import count_uniform
+
     counts = np.zeros((COUNTERS, buckets + 1), np.int64)
-    _uniform_loop()(values, low, width, counts)
+    count_uniform(values, low, width, counts)
     return counts.sum(axis=0)

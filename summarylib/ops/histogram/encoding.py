@@ -155,8 +155,8 @@ def _bucket_counts(
     `scale`), the last closed, computed in `arithmetic` (float64, TensorFlow's; see
     `bucketize` for float32): in one compiled loop where numba serves (see `compiled`),
     else block by block, so numpy's temporaries stay in the cache."""
-    exact = scale == 1.0 and arithmetic is np.float64
-    counts = compiled.uniform_counts(values, low, width, k) if exact else None
+    # The compiled loop's float64 arithmetic is TensorFlow's: it serves float32's too.
+    counts = compiled.uniform_counts(values, low, width, k) if scale == 1.0 else None
     if counts is None:
         counts = np.zeros(k + 1, np.int64)
         block = min(_BLOCK, values.size)
