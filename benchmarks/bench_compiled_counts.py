@@ -75,7 +75,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=30)
     args = parse_with_quick(parser, repeats=5)
     if compiled.numba_module() is None:
-        sys.exit("numba is not installed (pip install summarylib[fast]), or SUMMARYLIB_NUMBA=0")
+        sys.exit("numba is not installed (pip install -e '.[fast]'), or SUMMARYLIB_NUMBA=0")
     values = np.random.default_rng(0).standard_normal(args.values).astype(np.float32)
     if not np.array_equal(scan(values).counts, numpy_scan(values).counts) or not np.array_equal(
         bucketize("h", values, BUCKETS), by_numpy(lambda: bucketize("h", values, BUCKETS))()

@@ -19,6 +19,7 @@ every size for numpy's path.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import os
 import subprocess
@@ -191,3 +192,47 @@ def test_summarylib_numba_0_keeps_numpys_path():
             check=True,
         )
         assert found.stdout.split() == expected.split(), found.stderr
+
+
+FALLBACK = """
+import sys, warnings
+import numpy as np
+{setup}
+from summarylib.compat.torch.default_bins import EDGES, scan
+from summarylib.ops.histogram.encoding import bucketize
+values = np.random.default_rng(3).standard_normal(100_000)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    counts = scan(values).counts
+    rows = bucketize("h", values, 30)
+assert (counts == np.histogram(values, EDGES)[0]).all()
+assert rows[:, 2].sum() == values.size
+print([str(w.message) for w in caught])
+"""
+
+
+def run_fallback(setup: str, tmp_path, path: str = "") -> list[str]:
+    """The warnings of a fresh interpreter that counts 100,000 values after `setup`."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [path, os.getcwd()]))}
+    found = subprocess.run(
+        [sys.executable, "-c", FALLBACK.format(setup=setup)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert found.returncode == 0, found.stderr
+    return ast.literal_eval(found.stdout.strip())
+
+
+def test_without_numba_numpy_counts_silently(tmp_path):
+    assert run_fallback("sys.modules['numba'] = None  # as if not installed", tmp_path) == []
+
+
+def test_a_numba_that_cannot_be_imported_is_warned_about_and_numpy_counts(tmp_path):
+    broken = tmp_path / "site" / "numba"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('Numba needs NumPy 2.3 or less')\n")
+    warned = run_fallback("", tmp_path, str(tmp_path / "site"))
+    assert len(warned) == 1 and "numba is installed but cannot be imported" in warned[0], warned
+    assert "Numba needs NumPy 2.3 or less" in warned[0]

@@ -1,5 +1,5 @@
 """The default-bins scan of large float32 and float64 snapshots as one compiled loop, where
-numba is installed (`pip install summarylib[fast]`); numpy's passes are the fallback.
+numba is installed (`pip install -e '.[fast]'` from a clone); numpy's passes are the fallback.
 
 numpy counts a block of values in seven passes over memory (a shift, two integer
 conversions, a table lookup, an add, a shift and a bincount: about 2.2 ns a value on this

@@ -1,5 +1,5 @@
 """Histogram counts of large snapshots in one compiled loop, where numba is installed
-(`pip install summarylib[fast]`); numpy's passes are the fallback, with the same counts.
+(`pip install -e '.[fast]'` from a clone); numpy's passes are the fallback, with the same counts.
 
 numpy buckets a block of values in several passes over memory (a subtraction, a division,
 a conversion to integers, a bincount), each writing a temporary; a loop compiled by numba
