@@ -44,11 +44,16 @@ from tests.hostile_values import examples
 SQUARES_RTOL = 1e-13  # both are pairwise sums of the squares, in different runs
 
 
+SHARED_FROM = 2048  # in these tests: counts of 2,048 values or more shared with the helper thread
+
+
 @contextmanager
 def compiled_from(size: int) -> Iterator[None]:
-    """Counts of `size` values or more compiled (1: all of them; sys.maxsize: none)."""
+    """Counts of `size` values or more compiled (1: all of them; sys.maxsize: none), and
+    from SHARED_FROM values on shared with the helper thread (see shared_work)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(compiled, "COMPILED_FROM", size)
+        patch.setattr(compiled, "SHARED_FROM", SHARED_FROM)
         assert compiled_scan.kernel() is not None
         yield
 
@@ -106,6 +111,17 @@ def test_equal_width_buckets_of_a_million_values(dtype):
         assert from_loop[:, 2].sum() == values.size
 
 
+@pytest.mark.parametrize("size", [SHARED_FROM - 1, SHARED_FROM, 5001])
+def test_equal_width_buckets_shared_with_the_helper_thread(size):
+    """Pieces of one count on two threads: the same rows as numpy's passes."""
+    values = np.random.default_rng(size).standard_normal(size)
+    values[::97] = values.min()  # many values at the left end, some at the right
+    values[::89] = values.max()
+    for buckets in (1, 30, 4096):
+        from_loop, passes = rows_both_ways(values, buckets)
+        np.testing.assert_array_equal(from_loop, passes)
+
+
 def assert_same_scan(values: np.ndarray) -> None:
     """scan (compiled) against numpy_scan, and both counts against np.histogram."""
     with np.errstate(over="ignore", invalid="ignore"):
@@ -150,7 +166,7 @@ def test_adversarial_values_scan_as_numpys_passes(values):
         assert_same_scan(values)
 
 
-@pytest.mark.parametrize("size", [1, 7, 8, 9, 127, 128, 129, 136, 1000, 65_537, 300_001])
+@pytest.mark.parametrize("size", [1, 7, 8, 9, 127, 128, 129, 136, 1000, 2047, 2048, 2049, 65_537, 300_001])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64])
 def test_every_shape_of_numpys_pairwise_sum(size, dtype):
     rng = np.random.default_rng(size)

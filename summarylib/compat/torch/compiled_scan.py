@@ -31,7 +31,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from summarylib.ops.histogram import compiled
 from summarylib.ops.histogram.compiled import COUNTERS, numba_module
+from summarylib.ops.histogram.shared_work import shared
+
+_SHARED_LEVELS = compiled.SHARED_PIECES.bit_length() - 1  # halves of halves, SHARED_PIECES of them
 
 Kernel = Callable[..., tuple[float, float]]
 
@@ -53,17 +57,44 @@ def slot_counts(
 ) -> tuple[np.ndarray, float, float]:
     """The counts of each slot (as `default_bins` numbers them) of flat, contiguous float32
     or float64 `values` and their table, and numpy's pairwise sums of the values and of
-    their squares as float64, from the compiled loop (which must exist: see `kernel`)."""
+    their squares as float64, from the compiled loop (which must exist: see `kernel`).
+
+    From compiled.SHARED_FROM values on, the loop runs on numpy's halves of the halves (a subtree
+    each of numpy's pairwise sum, so the sums are the same bit for bit), shared with a
+    helper thread (see shared_work), and their sums are added as numpy adds them."""
     loop = kernel()
     assert loop is not None, "slot_counts without numba"
     bits_type = table.dtype.type
-    counts = np.zeros((COUNTERS, slots), np.int64)
-    total, squares = loop(
-        values,
-        values.view(bits_type),
-        table,
-        bits_type(low_bits),
-        bits_type(np.iinfo(bits_type).max),
-        counts,
-    )
-    return counts.sum(axis=0), 0.0 + total, squares  # numpy's sum starts from +0.0
+    bits, mask = values.view(bits_type), bits_type(np.iinfo(bits_type).max)
+
+    def count(start: int, size: int) -> tuple[np.ndarray, float, float]:
+        counts = np.zeros((COUNTERS, slots), np.int64)
+        end = start + size
+        total, squares = loop(values[start:end], bits[start:end], table, bits_type(low_bits), mask, counts)
+        return counts, total, squares
+
+    levels = _SHARED_LEVELS if values.size >= compiled.SHARED_FROM else 0
+    pieces = _halves(0, values.size, levels)
+    found = shared([functools.partial(count, start, size) for start, size in pieces])
+    counts = np.sum([piece[0] for piece in found], axis=(0, 1))
+    total, squares = _added(found, levels)
+    return counts, 0.0 + total, squares  # numpy's sum starts from +0.0
+
+
+def _halves(start: int, size: int, levels: int) -> list[tuple[int, int]]:
+    """(start, size) of the pieces numpy's pairwise sum splits `size` values into,
+    `levels` splits deep (each split: the first half a multiple of 8 long)."""
+    if levels == 0:
+        return [(start, size)]
+    if size <= 128:  # numpy sums this many whole: SHARED_FROM keeps pieces above it
+        raise AssertionError(f"{size} values split below numpy's blocks")
+    half = size // 2 - (size // 2) % 8
+    return _halves(start, half, levels - 1) + _halves(start + half, size - half, levels - 1)
+
+
+def _added(found: list[tuple[np.ndarray, float, float]], levels: int) -> tuple[float, float]:
+    """The pieces' sums (and sums of squares) added in the order of numpy's halves."""
+    sums = [(total, squares) for _, total, squares in found]
+    for _ in range(levels):
+        sums = [(a[0] + b[0], a[1] + b[1]) for a, b in zip(sums[::2], sums[1::2], strict=True)]
+    return sums[0]

@@ -25,7 +25,13 @@ from typing import Any
 
 import numpy as np
 
+from summarylib.ops.histogram.shared_work import shared
+
 COMPILED_FROM = 65536  # fewer values: numpy's passes cost about as much as calling the loop
+# From this many values, a count's pieces are shared with a helper thread (see shared_work):
+# more pieces than threads, so that a late thread leaves little to wait for.
+SHARED_FROM = 1 << 19
+SHARED_PIECES = 8
 COUNTERS = 4  # count arrays taking turns
 # Bucket numbers are int32 in the loop (what the vector conversion gives): at most this many.
 MOST_BUCKETS = 1 << 16
@@ -66,6 +72,11 @@ def uniform_counts(values: np.ndarray, low: float, width: float, buckets: int) -
         return None
     from summarylib.ops.histogram.uniform_loop import count_uniform
 
-    counts = np.zeros((COUNTERS, buckets + 1), np.int64)
-    count_uniform(values, low, width, counts)
-    return counts.sum(axis=0)
+    def count(piece: np.ndarray) -> np.ndarray:
+        counts = np.zeros((COUNTERS, buckets + 1), np.int64)
+        count_uniform(piece, low, width, counts)
+        return counts
+
+    pieces = SHARED_PIECES if values.size >= SHARED_FROM else 1
+    found = shared([functools.partial(count, piece) for piece in np.array_split(values, pieces)])
+    return np.sum(found, axis=(0, 1))
