@@ -252,3 +252,44 @@ def test_a_numba_that_cannot_be_imported_is_warned_about_and_numpy_counts(tmp_pa
     warned = run_fallback("", tmp_path, str(tmp_path / "site"))
     assert len(warned) == 1 and "numba is installed but cannot be imported" in warned[0], warned
     assert "Numba needs NumPy 2.3 or less" in warned[0]
+
+
+FORKED = """
+import os, sys
+import numpy as np
+from summarylib.ops.histogram import compiled
+from summarylib.ops.histogram.encoding import bucketize
+values = np.random.default_rng(5).standard_normal(compiled.SHARED_FROM)
+expected = bucketize("h", values, 30)  # the parent's helper thread is started here
+pid = os.fork()
+if pid == 0:
+    ok = np.array_equal(bucketize("h", values, 30), expected)  # the child's own helper
+    os._exit(0 if ok else 1)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_shares_its_counts_with_a_helper_of_its_own():
+    """The parent's helper thread is not in a forked child: a count there must neither
+    wait for it nor leave its pieces queued to it."""
+    found = subprocess.run([sys.executable, "-c", FORKED], capture_output=True, text=True, timeout=120)
+    assert found.returncode == 0, found.stderr
+
+
+def test_a_piece_that_raises_raises_on_the_asking_thread_after_the_others():
+    from summarylib.ops.histogram.shared_work import shared
+
+    ran = []
+
+    def piece(index: int) -> int:
+        ran.append(index)
+        if index == 3:
+            raise ValueError("piece 3")
+        return index
+
+    with pytest.raises(ValueError, match="piece 3"):
+        shared([lambda index=index: piece(index) for index in range(8)])
+    assert sorted(ran) == list(range(8))
+    assert shared([lambda index=index: index * 2 for index in range(8)]) == [2 * i for i in range(8)]
