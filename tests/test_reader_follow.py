@@ -43,27 +43,6 @@ def test_follow_mode_continues_where_it_stopped_and_picks_up_new_files_and_runs(
     assert follow.problems == []
 
 
-def test_a_file_deleted_after_the_listing_is_left_out_not_raised(tmp_path):
-    """A writer's retain_seconds deletes its oldest segments while a reader may be between
-    listing a run and reading it: the reader goes on with the files still there, and a
-    follower reads what comes next."""
-    run = os.path.join(str(tmp_path), "a")
-    first, second = event_path(run, "events.out.tfevents.1700000000.h"), event_path(run)
-    write_events(first, [scalar_event("x", s, float(s)) for s in range(3)])
-    write_events(second, [scalar_event("x", s, float(s)) for s in range(3, 6)])
-    for reader in (sl.reader.iter_values(str(tmp_path)), iter(Reader(str(tmp_path)))):
-        values = [next(reader)]  # the run listed, its first file being read
-        os.rename(second, second + ".gone")
-        values += list(reader)
-        os.rename(second + ".gone", second)
-        assert [v.step for v in values] == [0, 1, 2]
-    follow = Reader(str(tmp_path))
-    assert [v.step for v in follow] == list(range(6))
-    os.remove(first)
-    write_events(second, [scalar_event("x", 6, 6.0)])
-    assert [v.step for v in follow] == [6]
-
-
 def test_follow_mode_hands_out_nothing_twice_when_iteration_stops_early(tmp_path):
     path = event_path(str(tmp_path))
     values = [summary_pb2.Summary.Value(tag=t, simple_value=1.0) for t in ("p", "q", "r")]

@@ -236,10 +236,6 @@ class Reader:
                 yield Batch(run, cursor.path, _without_handed_out(rows, cursor), end, cursor, end_skip)
                 if error is not None:
                     raise error
-        except FileNotFoundError:
-            # Listed, then deleted before or while it was read (a writer's retain_seconds
-            # rolling its oldest segments away): the read goes on with the files still there.
-            cursor.finished = True
         finally:
             scanned.close()
             for problem in status.problems:
