@@ -63,10 +63,18 @@ class Run:
             time.sleep(0.05)
 
     def live_steps(self) -> list[int]:
-        self.fs.invalidate_cache()
-        if not self.fs.exists(f"{self.path}/{LIVE_SUBDIR}"):
-            return []
-        return [value.step for value in iter_values(f"{self.url}/{LIVE_SUBDIR}")]
+        """The steps in the live directory now. The writer's retain_seconds may delete an
+        object between the reader's listing and its read (the reader raises, by design, for
+        a listed file that is gone): read again."""
+        for _ in range(5):
+            self.fs.invalidate_cache()
+            if not self.fs.exists(f"{self.path}/{LIVE_SUBDIR}"):
+                return []
+            try:
+                return [value.step for value in iter_values(f"{self.url}/{LIVE_SUBDIR}")]
+            except FileNotFoundError:
+                continue
+        raise AssertionError("the live directory changed under every one of 5 reads")
 
     def close(self) -> None:
         self.watch.remove()
