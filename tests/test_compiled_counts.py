@@ -293,3 +293,30 @@ def test_a_piece_that_raises_raises_on_the_asking_thread_after_the_others():
         shared([lambda index=index: piece(index) for index in range(8)])
     assert sorted(ran) == list(range(8))
     assert shared([lambda index=index: index * 2 for index in range(8)]) == [2 * i for i in range(8)]
+
+
+def test_where_numba_finds_no_writable_cache_numpy_counts_with_one_warning(tmp_path):
+    """A read-only install and home: numba raises on importing a loop it cannot cache."""
+    import shutil
+
+    package = tmp_path / "site" / "summarylib"
+    shutil.copytree(
+        os.path.join(os.path.dirname(compiled.__file__), "..", ".."),
+        package,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    for loops in ("ops/histogram", "compat/torch"):  # no in-tree cache: a file where it would go
+        (package / loops / "__pycache__").write_text("")
+    env = {**os.environ, "XDG_CACHE_HOME": "/proc/no-cache", "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("NUMBA_CACHE_DIR", None)
+    env["PYTHONPATH"] = str(tmp_path / "site")
+    found = subprocess.run(
+        [sys.executable, "-c", FALLBACK.format(setup="")],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert found.returncode == 0, found.stderr
+    warned = ast.literal_eval(found.stdout.strip())
+    assert len(warned) == 2 and all("numba cannot prepare its histogram loop" in w for w in warned), warned

@@ -32,7 +32,7 @@ from collections.abc import Callable
 import numpy as np
 
 from summarylib.ops.histogram import compiled
-from summarylib.ops.histogram.compiled import COUNTERS, numba_module
+from summarylib.ops.histogram.compiled import COUNTERS, compiled_loop
 from summarylib.ops.histogram.shared_work import shared
 
 _SHARED_LEVELS = compiled.SHARED_PIECES.bit_length() - 1  # halves of halves, SHARED_PIECES of them
@@ -45,11 +45,7 @@ def kernel() -> Kernel | None:
     """The compiled loop (summarylib.compat.torch.scan_loop), or None where numba does not
     serve (see numba_module); numba compiles it on its first call, or loads it from its
     cache."""
-    if numba_module() is None:
-        return None
-    from summarylib.compat.torch.scan_loop import pairwise_scan
-
-    return pairwise_scan
+    return compiled_loop("summarylib.compat.torch.scan_loop", "pairwise_scan")
 
 
 def slot_counts(

@@ -9,8 +9,8 @@ equal-width buckets of `tf.summary.histogram` (here) and torch's default buckets
 
 Both count into four arrays taking turns, so that runs of values in one bucket (a narrow
 gradient) do not wait on one counter, and both run with the GIL released. numba compiles
-each loop on its first call in a process (about half a second, on the writer's thread)
-and caches the machine code on disk, so later processes load it in about 0.1 s.
+each loop the first time on a machine (about 1 s, on the writer's thread) and caches the
+machine code on disk; later processes import numba and load it in about 0.4 s.
 Snapshots of fewer than `COMPILED_FROM` values stay with numpy, so logging small
 histograms never imports numba. `SUMMARYLIB_NUMBA=0` in the environment keeps every count
 on numpy's path.
@@ -19,8 +19,10 @@ on numpy's path.
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -58,19 +60,37 @@ def numba_module() -> Any:
     return numba
 
 
+@functools.cache
+def compiled_loop(module: str, name: str) -> Callable[..., Any] | None:
+    """The loop `name` of the numba module `module`, or None where numba does not serve
+    (see numba_module) or cannot make the loop: numba raises on importing it where it finds
+    no writable directory for its cache (a read-only install and home), and numpy counts
+    then, with one warning."""
+    if numba_module() is None:
+        return None
+    try:
+        loop: Callable[..., Any] = getattr(importlib.import_module(module), name)
+    except Exception as error:
+        warnings.warn(
+            f"summarylib: numba cannot prepare its histogram loop ({error}), so histograms are "
+            "counted with numpy instead (the same counts, about twice the time).",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return None
+    return loop
+
+
 def uniform_counts(values: np.ndarray, low: float, width: float, buckets: int) -> np.ndarray | None:
     """The counts of float32 or float64 `values` (flat, finite, none below `low`) in
     `buckets + 1` slots of `width` from `low` (the last for values at the right end), as
     numpy's float64 arithmetic counts them; None where the compiled loop does not serve
     (no numba, fewer than COMPILED_FROM values, another dtype, too many buckets)."""
-    if (
-        values.size < COMPILED_FROM
-        or values.dtype not in (np.float32, np.float64)
-        or buckets >= MOST_BUCKETS
-        or numba_module() is None
-    ):
+    if values.size < COMPILED_FROM or values.dtype not in (np.float32, np.float64) or buckets >= MOST_BUCKETS:
         return None
-    from summarylib.ops.histogram.uniform_loop import count_uniform
+    count_uniform = compiled_loop("summarylib.ops.histogram.uniform_loop", "count_uniform")
+    if count_uniform is None:
+        return None
 
     def count(piece: np.ndarray) -> np.ndarray:
         counts = np.zeros((COUNTERS, buckets + 1), np.int64)
