@@ -320,3 +320,27 @@ def test_where_numba_finds_no_writable_cache_numpy_counts_with_one_warning(tmp_p
     assert found.returncode == 0, found.stderr
     warned = ast.literal_eval(found.stdout.strip())
     assert len(warned) == 2 and all("numba cannot prepare its histogram loop" in w for w in warned), warned
+
+
+DISPATCH = """
+import numpy as np
+from summarylib.compat.torch import compiled_scan
+from summarylib.compat.torch.default_bins import scan
+from summarylib.ops.histogram import compiled
+from summarylib.ops.histogram.encoding import bucketize
+few = np.random.default_rng(1).standard_normal(compiled.COMPILED_FROM - 1).astype(np.float32)
+scan(few), bucketize("h", few, 30)
+uniform = compiled.compiled_loop("summarylib.ops.histogram.uniform_loop", "count_uniform")
+before = (len(compiled_scan.kernel().signatures), len(uniform.signatures))
+many = np.random.default_rng(1).standard_normal(compiled.COMPILED_FROM).astype(np.float32)
+scan(many), bucketize("h", many, 30)
+print(before, (len(compiled_scan.kernel().signatures), len(uniform.signatures)))
+"""
+
+
+def test_the_loops_serve_from_compiled_from_values_on_and_not_below():
+    """The equality tests above compare the two paths; this one checks that the dispatch
+    takes the compiled loops at all: in a fresh process, nothing compiled for fewer than
+    COMPILED_FROM values, both loops compiled (called) at that size."""
+    found = subprocess.run([sys.executable, "-c", DISPATCH], capture_output=True, text=True, check=True)
+    assert found.stdout.split() == ["(0,", "0)", "(1,", "1)"], found.stderr
